@@ -1,0 +1,2 @@
+pub mod rules;
+pub mod store;

@@ -1,0 +1,307 @@
+//! The shared rules module: every rule of every game Khanate hosts, and nothing else.
+//!
+//! It is pure, synchronous and deterministic: no I/O, no async, no clock, no randomness. The server
+//! holds an [`AnyGame`] and asks it what is legal; it never knows a rule itself. Each game implements
+//! the [`Rules`] trait over its own text notations (see `../shared/rules/*.md`):
+//!
+//! - Ouk Chatrang: positions are Fairy-Stockfish `cambodian` FEN, moves are UCI ([`ouk_chatrang`]).
+//!
+//! Moves cross this boundary as strings in the game's notation; parsing never panics and every
+//! rejection is a [`RuleError`] whose [`RuleErrorCode`] is stable on the wire.
+
+pub mod ouk_chatrang;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Which game a room plays. On the wire: `"ouk-chatrang"` (PROTOCOL.md, "Games, seats, colours").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameKind {
+    /// Cambodian chess, `../shared/rules/ouk-chatrang.md`.
+    OukChatrang,
+}
+
+impl GameKind {
+    /// Every game, in the order menus list them.
+    pub const ALL: [GameKind; 1] = [GameKind::OukChatrang];
+
+    /// The game id used on the wire, in the database and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameKind::OukChatrang => "ouk-chatrang",
+        }
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for GameKind {
+    type Err = RuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        GameKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == s)
+            .ok_or_else(|| {
+                RuleError::new(
+                    RuleErrorCode::UnknownGame,
+                    format!("unknown game {s:?}; expected one of: ouk-chatrang"),
+                )
+            })
+    }
+}
+
+/// A seat: a player's place in turn order, numbered from 0. In Ouk Chatrang seat 0 plays White and
+/// seat 1 Black.
+pub type Seat = u8;
+
+/// Why a game ended; the reason words of PROTOCOL.md. The rules module itself only produces the
+/// rule-based ones (checkmate, stalemate, repetition, insufficient material, counting, ...); the
+/// room adds resignation, agreement and the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    GoalRow,
+    NoSoldiers,
+    KhanTsin,
+    Resignation,
+    Agreement,
+    Repetition,
+    InsufficientMaterial,
+    Counting,
+    NoMoves,
+    AllSkipped,
+    Timeout,
+    Abandoned,
+    Aborted,
+}
+
+impl EndReason {
+    /// The reason word as written on the wire and in the database, e.g. `"insufficient_material"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::GoalRow => "goal_row",
+            EndReason::NoSoldiers => "no_soldiers",
+            EndReason::KhanTsin => "khan_tsin",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
+            EndReason::Repetition => "repetition",
+            EndReason::InsufficientMaterial => "insufficient_material",
+            EndReason::Counting => "counting",
+            EndReason::NoMoves => "no_moves",
+            EndReason::AllSkipped => "all_skipped",
+            EndReason::Timeout => "timeout",
+            EndReason::Abandoned => "abandoned",
+            EndReason::Aborted => "aborted",
+        }
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a game ended: the winning seat (`None` for a draw) and the reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub winner: Option<Seat>,
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// A win for `seat`.
+    pub fn win(seat: Seat, reason: EndReason) -> Self {
+        Outcome { winner: Some(seat), reason }
+    }
+
+    /// A draw.
+    pub fn draw(reason: EndReason) -> Self {
+        Outcome { winner: None, reason }
+    }
+}
+
+/// The stable, machine-readable kind of a [`RuleError`]. The room maps these onto the reject codes
+/// of PROTOCOL.md (`bad_notation`, `illegal_move`, `game_over`, `cannot_claim`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleErrorCode {
+    /// The text is not a move in the game's notation at all (e.g. `"e9e4"`, `"hello"`).
+    BadNotation,
+    /// A position text (FEN, ...) that cannot be read or describes an impossible position.
+    BadPosition,
+    /// Well-formed, but not a legal move in this position.
+    IllegalMove,
+    /// The game has already ended.
+    GameOver,
+    /// A draw claim that the position does not allow.
+    CannotClaim,
+    /// A game id that is not one of `GameKind::ALL`.
+    UnknownGame,
+}
+
+impl RuleErrorCode {
+    /// The code as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleErrorCode::BadNotation => "bad_notation",
+            RuleErrorCode::BadPosition => "bad_position",
+            RuleErrorCode::IllegalMove => "illegal_move",
+            RuleErrorCode::GameOver => "game_over",
+            RuleErrorCode::CannotClaim => "cannot_claim",
+            RuleErrorCode::UnknownGame => "unknown_game",
+        }
+    }
+}
+
+/// Why the rules refused something: a stable code and a sentence for people that says what is wrong
+/// (e.g. `illegal_move: e3e5: a pawn moves one square forward`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", code.as_str())]
+pub struct RuleError {
+    pub code: RuleErrorCode,
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(code: RuleErrorCode, message: impl Into<String>) -> Self {
+        RuleError { code, message: message.into() }
+    }
+}
+
+/// What [`Rules::play`] reports about a move it accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The move in the game's canonical notation (Ouk Chatrang: UCI, e.g. `g5g6m`), whatever
+    /// spelling the client sent.
+    pub notation: String,
+    /// The move for people (Ouk Chatrang: SAN as Fairy-Stockfish writes it, e.g. `dxe3=M`).
+    pub display: String,
+    /// Set when this move ended the game (checkmate, counting, ...).
+    pub outcome: Option<Outcome>,
+}
+
+/// The interface every game implements. A value is a whole game in progress: the position plus the
+/// history the rules need (repetition, counting), so the same value answers every question the room
+/// asks.
+pub trait Rules {
+    /// The current position in the game's canonical position text (Ouk Chatrang: FEN).
+    fn position(&self) -> String;
+
+    /// The seat whose turn it is, or `None` once the game has ended.
+    fn to_move(&self) -> Option<Seat>;
+
+    /// Every legal move in canonical notation, sorted; empty once the game has ended.
+    fn legal_moves(&self) -> Vec<String>;
+
+    /// Plays `mv` (any accepted spelling of a legal move) for the side to move.
+    ///
+    /// Errors: `GameOver` when the game has ended, `BadNotation` when `mv` cannot be read,
+    /// `IllegalMove` when it is not legal here. On error nothing changes.
+    fn play(&mut self, mv: &str) -> Result<Applied, RuleError>;
+
+    /// How the game ended by the rules, if it has.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// `by` claims a draw for `reason` (Ouk Chatrang: `Repetition`, O-16). On success the game is
+    /// over with the returned outcome. Errors: `GameOver`, or `CannotClaim` when the rules do not
+    /// allow the claim now or not by this seat. On error nothing changes.
+    fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError>;
+}
+
+/// A game of any kind: what the server holds (no trait objects needed).
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    OukChatrang(ouk_chatrang::Game),
+}
+
+impl AnyGame {
+    /// A new game of `kind` from its standard start, or from `start_position` (the game's position
+    /// text) when given. Errors: `BadPosition` when the text cannot be read.
+    pub fn new(kind: GameKind, start_position: Option<&str>) -> Result<Self, RuleError> {
+        match kind {
+            GameKind::OukChatrang => Ok(AnyGame::OukChatrang(match start_position {
+                Some(fen) => ouk_chatrang::Game::from_fen(fen)?,
+                None => ouk_chatrang::Game::new(),
+            })),
+        }
+    }
+
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnyGame::OukChatrang(_) => GameKind::OukChatrang,
+        }
+    }
+
+    /// How many seats (players) the game has.
+    pub fn seats(&self) -> u8 {
+        match self {
+            AnyGame::OukChatrang(_) => 2,
+        }
+    }
+
+    /// The colour name of `seat` on the wire (`"white"`, `"black"`, ...).
+    pub fn color(&self, seat: Seat) -> &'static str {
+        match self {
+            AnyGame::OukChatrang(_) => ouk_chatrang::Color::from_seat(seat).as_str(),
+        }
+    }
+
+    /// The Ouk Chatrang counting state while a count runs (O-24); `None` otherwise and for other
+    /// games.
+    pub fn counting(&self) -> Option<ouk_chatrang::Counting> {
+        match self {
+            AnyGame::OukChatrang(game) => game.counting(),
+        }
+    }
+
+    fn rules(&self) -> &dyn Rules {
+        match self {
+            AnyGame::OukChatrang(game) => game,
+        }
+    }
+
+    fn rules_mut(&mut self) -> &mut dyn Rules {
+        match self {
+            AnyGame::OukChatrang(game) => game,
+        }
+    }
+}
+
+impl Rules for AnyGame {
+    fn position(&self) -> String {
+        self.rules().position()
+    }
+
+    fn to_move(&self) -> Option<Seat> {
+        self.rules().to_move()
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        self.rules().legal_moves()
+    }
+
+    fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {
+        self.rules_mut().play(mv)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.rules().outcome()
+    }
+
+    fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {
+        self.rules_mut().claim_draw(by, reason)
+    }
+}
