@@ -1,2 +1,20 @@
+//! Khanate: an authoritative game server for Khan, Ouk Chatrang and Khan-Tsin.
+//!
+//! The library is what the binary and the tests share. Layers, with arrows pointing one way
+//! (`api -> room -> rules`, `room -> store`, `api -> store` for reads):
+//!
+//! - [`rules`]: the pure rules of every game (no I/O);
+//! - [`protocol`]: the wire messages of `PROTOCOL.md`;
+//! - [`room`]: one task per room, deciding, storing and broadcasting;
+//! - [`store`]: PostgreSQL or SQLite persistence;
+//! - [`api`]: HTTP routes and the WebSocket endpoint;
+//! - [`server`]: start and stop a whole server from a [`config::Config`].
+
+pub mod api;
+pub mod cli;
+pub mod config;
+pub mod protocol;
+pub mod room;
 pub mod rules;
+pub mod server;
 pub mod store;

@@ -1,1 +1,160 @@
-fn main() {}
+//! The `khanate` binary: `serve` (the default), `migrate`, and the rules tools `perft`, `moves`
+//! and `play`.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use khanate::cli;
+use khanate::config::{Config, LogFormat, mask_url};
+use khanate::rules::GameKind;
+use khanate::store::Store;
+use tracing_subscriber::EnvFilter;
+
+/// Khanate: online rooms for Khan, Ouk Chatrang and Khan-Tsin.
+#[derive(Parser)]
+#[command(name = "khanate", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: Config,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server (what `khanate` alone does).
+    Serve(Config),
+    /// Apply the database migrations and exit (`serve` also applies them at start-up).
+    Migrate {
+        #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
+        database_url: String,
+    },
+    /// Count the leaf nodes of the legal-move tree to DEPTH.
+    Perft {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print the count under each root move too.
+        #[arg(long)]
+        divide: bool,
+        depth: u32,
+    },
+    /// List the legal moves, one a line, sorted.
+    Moves {
+        #[command(flatten)]
+        game: GameArgs,
+    },
+    /// Play moves and print the resulting position and the status.
+    Play {
+        #[command(flatten)]
+        game: GameArgs,
+        moves: Vec<String>,
+    },
+}
+
+#[derive(Args)]
+struct GameArgs {
+    /// `ouk-chatrang`.
+    game: String,
+    /// Start from this position (the game's position text; for Ouk Chatrang a FEN).
+    #[arg(long, visible_alias = "fen")]
+    position: Option<String>,
+}
+
+impl GameArgs {
+    fn kind(&self) -> anyhow::Result<GameKind> {
+        Ok(self.game.parse()?)
+    }
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    init_tracing(config.log_format);
+    tracing::info!(%config, "starting");
+    let running = khanate::server::start(config).await?;
+    // Tests and scripts read this line to learn the port.
+    println!("khanate listening on http://{}", running.addr);
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    running.shutdown().await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let runtime = || tokio::runtime::Runtime::new().context("starting the tokio runtime");
+    match cli.command {
+        None => runtime()?.block_on(serve(cli.serve)),
+        Some(Command::Serve(config)) => runtime()?.block_on(serve(config)),
+        Some(Command::Migrate { database_url }) => runtime()?.block_on(async {
+            Store::connect(&database_url).await?;
+            println!("migrations applied to {}", mask_url(&database_url));
+            Ok(())
+        }),
+        Some(Command::Perft {
+            game,
+            divide,
+            depth,
+        }) => {
+            println!(
+                "{}",
+                cli::perft(game.kind()?, game.position.as_deref(), depth, divide)?
+            );
+            Ok(())
+        }
+        Some(Command::Moves { game }) => {
+            let text = cli::moves(game.kind()?, game.position.as_deref())?;
+            if !text.is_empty() {
+                println!("{text}");
+            }
+            Ok(())
+        }
+        Some(Command::Play { game, moves }) => {
+            println!(
+                "{}",
+                cli::play(game.kind()?, game.position.as_deref(), &moves)?
+            );
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("khanate: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

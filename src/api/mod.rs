@@ -1,0 +1,72 @@
+//! HTTP and WebSocket: the routes, their shared state, and the health endpoints.
+//!
+//! Arrows point one way: handlers talk to rooms through the registry, and read finished games
+//! straight from the store; they never decide a rule.
+
+mod error;
+mod pgn;
+mod rest;
+mod ws;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use tokio::sync::watch;
+
+use crate::config::Config;
+use crate::room::registry::Registry;
+use crate::store::Store;
+
+pub use error::ApiError;
+
+/// Largest REST request body, in bytes.
+const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub registry: Arc<Registry>,
+    pub store: Store,
+    pub config: Arc<Config>,
+    /// Becomes `true` when the server begins shutting down; connections then close with 1012.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+/// The whole HTTP surface.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/rooms", post(rest::create_room).get(rest::lobby))
+        .route("/api/rooms/{reference}", get(rest::room_summary))
+        .route("/api/rooms/{reference}/join", post(rest::join_room))
+        .route("/api/games/{room_id}", get(rest::game_record))
+        .route("/api/games/{room_id}/pgn", get(rest::game_pgn))
+        .route("/ws", get(ws::upgrade))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+/// `GET /healthz`: the process is up.
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// `GET /readyz`: 200 when the store answers and the server is not shutting down, else 503.
+async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
+    if *state.shutdown.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down");
+    }
+    match state.store.ping().await {
+        Ok(()) => (StatusCode::OK, "ready"),
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database unreachable"),
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("no such endpoint")
+}

@@ -1,0 +1,174 @@
+//! PGN export of finished Ouk Chatrang games, loadable by other Cambodian-chess tools
+//! (pychess-variants, Fairy-Stockfish front ends): the Seven Tag Roster, `[Variant "Cambodian"]`,
+//! `[SetUp "1"]` with the start `[FEN]`, and the SAN moves numbered from the FEN's move number.
+
+use std::fmt::Write;
+
+use crate::rules::GameKind;
+use crate::store::GameRecord;
+
+/// Longest movetext line, as the PGN standard recommends.
+const LINE_WIDTH: usize = 79;
+
+/// The PGN result token of a game: `1-0`, `0-1`, `1/2-1/2`, or `*` for an aborted game.
+fn result_token(record: &GameRecord) -> &'static str {
+    match (record.winner, record.reason.as_str()) {
+        (_, "aborted") => "*",
+        (Some(0), _) => "1-0",
+        (Some(_), _) => "0-1",
+        (None, _) => "1/2-1/2",
+    }
+}
+
+/// PGN's Termination tag for our reason word.
+fn termination(reason: &str) -> &'static str {
+    match reason {
+        "timeout" => "time forfeit",
+        "abandoned" | "aborted" => "abandoned",
+        _ => "normal",
+    }
+}
+
+fn player(record: &GameRecord, seat: u8) -> String {
+    record
+        .players
+        .as_array()
+        .and_then(|players| players.iter().find(|p| p["seat"] == seat))
+        .and_then(|p| p["name"].as_str())
+        .unwrap_or("?")
+        .replace(['"', '\\'], "")
+}
+
+/// Writes `record` as PGN. Errors when the game is not Ouk Chatrang.
+pub fn write(record: &GameRecord) -> Result<String, String> {
+    if record.game != GameKind::OukChatrang {
+        return Err(format!(
+            "PGN is for Ouk Chatrang games; this is {}",
+            record.game
+        ));
+    }
+    let fields: Vec<&str> = record.start_position.split_whitespace().collect();
+    let black_first = fields.get(1) == Some(&"b");
+    let first_number: u32 = fields.get(5).and_then(|n| n.parse().ok()).unwrap_or(1);
+    let result = result_token(record);
+    let date = record
+        .started_at
+        .unwrap_or(record.finished_at)
+        .format("%Y.%m.%d");
+
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "[Event \"Khanate game\"]");
+    let _ = writeln!(out, "[Site \"Khanate\"]");
+    let _ = writeln!(out, "[Date \"{date}\"]");
+    let _ = writeln!(out, "[Round \"-\"]");
+    let _ = writeln!(out, "[White \"{}\"]", player(record, 0));
+    let _ = writeln!(out, "[Black \"{}\"]", player(record, 1));
+    let _ = writeln!(out, "[Result \"{result}\"]");
+    let _ = writeln!(out, "[Variant \"Cambodian\"]");
+    let _ = writeln!(out, "[SetUp \"1\"]");
+    let _ = writeln!(out, "[FEN \"{}\"]", record.start_position);
+    let _ = writeln!(out, "[Termination \"{}\"]", termination(&record.reason));
+    out.push('\n');
+
+    let mut tokens = Vec::with_capacity(record.display_moves.len() * 3 / 2 + 2);
+    for (i, san) in record.display_moves.iter().enumerate() {
+        let ply = i + usize::from(black_first);
+        let number = first_number as usize + ply / 2;
+        if ply % 2 == 0 {
+            tokens.push(format!("{number}."));
+        } else if i == 0 {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(san.clone());
+    }
+    tokens.push(format!("{{{}}}", record.reason));
+    tokens.push(result.to_owned());
+
+    let mut line = String::new();
+    for token in tokens {
+        if !line.is_empty() && line.len() + 1 + token.len() > LINE_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&token);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn record(start: &str, sans: &[&str], winner: Option<u8>, reason: &str) -> GameRecord {
+        GameRecord {
+            room_id: Uuid::nil(),
+            game: GameKind::OukChatrang,
+            players: json!([{"seat": 0, "color": "white", "name": "Dara"}, {"seat": 1, "color": "black", "name": null}]),
+            winner,
+            reason: reason.into(),
+            start_position: start.into(),
+            final_position: String::new(),
+            moves: Vec::new(),
+            display_moves: sans.iter().map(|s| (*s).to_owned()).collect(),
+            counting: None,
+            started_at: Some(Utc.with_ymd_and_hms(2026, 11, 29, 10, 0, 0).unwrap()),
+            finished_at: Utc.with_ymd_and_hms(2026, 11, 29, 10, 30, 0).unwrap(),
+        }
+    }
+
+    #[test]
+    fn pgn_has_variant_fen_and_numbered_san() {
+        let start = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1";
+        let pgn = write(&record(
+            start,
+            &["Kb2", "b5", "Ne2"],
+            Some(1),
+            "resignation",
+        ))
+        .unwrap();
+        assert!(pgn.contains("[Variant \"Cambodian\"]\n"));
+        assert!(pgn.contains(&format!("[FEN \"{start}\"]\n")));
+        assert!(pgn.contains("[White \"Dara\"]\n[Black \"?\"]\n[Result \"0-1\"]\n"));
+        assert!(pgn.contains("[Date \"2026.11.29\"]"));
+        assert!(
+            pgn.ends_with("\n\n1. Kb2 b5 2. Ne2 {resignation} 0-1\n"),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn black_to_move_starts_with_ellipsis_number() {
+        let start = "8/8/4k3/5P2/8/2RMK3/8/8 b - 126 42 50";
+        let pgn = write(&record(start, &["Kxf5", "Rc5+"], None, "counting")).unwrap();
+        assert!(
+            pgn.ends_with("\n\n50... Kxf5 51. Rc5+ {counting} 1/2-1/2\n"),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn long_movetext_wraps_under_80_columns() {
+        let sans = vec!["Nf3"; 120];
+        let pgn = write(&record(
+            "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1",
+            &sans,
+            None,
+            "agreement",
+        ))
+        .unwrap();
+        let movetext = pgn.split("\n\n").nth(1).unwrap();
+        assert!(movetext.lines().count() > 5);
+        assert!(movetext.lines().all(|l| l.len() <= LINE_WIDTH));
+    }
+}

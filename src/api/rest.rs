@@ -1,0 +1,324 @@
+//! The REST half of the protocol: create a room, read its summary, join it by invite code, list the
+//! lobby, and read finished games (JSON and PGN).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::ApiError;
+use super::pgn;
+use crate::room::registry::{CreateError, NewRoom};
+use crate::room::state::{JoinRefusal, SeatChoice};
+use crate::room::{JoinError, RoomHandle};
+use crate::rules::{GameKind, RuleErrorCode};
+use crate::store::Visibility;
+
+/// The longest display name, in characters.
+const MAX_NAME_CHARS: usize = 32;
+
+/// How many rooms the lobby lists.
+const LOBBY_SIZE: i64 = 100;
+
+/// `seat` in a create or join body: a number, a colour, or `"random"`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SeatWire {
+    Number(u8),
+    Text(String),
+}
+
+impl From<SeatWire> for SeatChoice {
+    fn from(w: SeatWire) -> Self {
+        match w {
+            SeatWire::Number(n) => SeatChoice::Number(n),
+            SeatWire::Text(t) if t == "random" => SeatChoice::Random,
+            SeatWire::Text(t) => SeatChoice::Color(t),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    game: String,
+    seats: Option<u8>,
+    seat: Option<SeatWire>,
+    name: Option<String>,
+    options: Option<Value>,
+    visibility: Option<String>,
+    clock: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct JoinBody {
+    name: Option<String>,
+    seat: Option<SeatWire>,
+}
+
+/// Reads a JSON body; an empty body reads as `T::default()` when `empty` is given.
+fn parse_body<T: DeserializeOwned>(body: &Bytes, empty: Option<T>) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return empty.ok_or_else(|| ApiError::bad_request("the request needs a JSON body"));
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
+}
+
+/// A display name: trimmed, at most [`MAX_NAME_CHARS`] characters, no control characters.
+fn clean_name(name: Option<String>) -> Result<Option<String>, ApiError> {
+    let Some(name) = name else { return Ok(None) };
+    let name = name.trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(format!(
+            "a name is 1 to {MAX_NAME_CHARS} characters without control characters"
+        )));
+    }
+    Ok(Some(name.to_owned()))
+}
+
+/// The game's start position from `options`, refusing options the game does not have.
+fn start_position(kind: GameKind, options: &Value) -> Result<Option<String>, ApiError> {
+    let Value::Object(map) = options else {
+        return Err(ApiError::bad_request("options must be a JSON object"));
+    };
+    let known = match kind {
+        GameKind::OukChatrang => ["start_position"],
+    };
+    if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(ApiError::bad_request(format!(
+            "{kind} has no option {unknown:?}"
+        )));
+    }
+    match map.get("start_position") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(ApiError::bad_request("start_position must be a string")),
+    }
+}
+
+/// `{base}/r/{code}`, where base is the configured public URL or `http://` + the Host header.
+fn invite_url(state: &AppState, headers: &HeaderMap, code: &str) -> String {
+    let base = match &state.config.public_url {
+        Some(url) => url.trim_end_matches('/').to_owned(),
+        None => {
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .map_or_else(|| state.config.bind.to_string(), str::to_owned);
+            format!("http://{host}")
+        }
+    };
+    format!("{base}/r/{code}")
+}
+
+fn join_error(e: JoinError) -> ApiError {
+    match e {
+        JoinError::Refused(JoinRefusal::RoomFull) => ApiError::new(
+            StatusCode::CONFLICT,
+            "room_full",
+            "every seat of this room is taken",
+        ),
+        JoinError::Refused(JoinRefusal::SeatTaken(seat)) => ApiError::new(
+            StatusCode::CONFLICT,
+            "seat_taken",
+            format!("seat {seat} is taken"),
+        ),
+        JoinError::Refused(JoinRefusal::NoSuchSeat(message)) => ApiError::bad_request(message),
+        JoinError::Unavailable => ApiError::unavailable(),
+    }
+}
+
+async fn find_room(state: &AppState, reference: &str) -> Result<RoomHandle, ApiError> {
+    state
+        .registry
+        .find(reference)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no room {reference:?}")))
+}
+
+/// `POST /api/rooms`: 201 `{room_id, invite_code, invite_url, seat, color, seat_token}`.
+pub async fn create_room(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let body: CreateBody = parse_body(&body, None)?;
+    let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
+        ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
+    })?;
+    let seats = match kind {
+        GameKind::OukChatrang => 2,
+    };
+    if body.seats.is_some_and(|n| n != seats) {
+        return Err(ApiError::bad_request(format!(
+            "{kind} is played by {seats} players"
+        )));
+    }
+    if body.clock.as_ref().is_some_and(|c| !c.is_null()) {
+        return Err(ApiError::bad_request(
+            "clocks are not supported by this server version",
+        ));
+    }
+    let visibility = match body.visibility.as_deref() {
+        None | Some("private") => Visibility::Private,
+        Some("public") => Visibility::Public,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "visibility is \"public\" or \"private\", not {other:?}"
+            )));
+        }
+    };
+    let options = body.options.unwrap_or_else(|| json!({}));
+    let start_position = start_position(kind, &options)?;
+    let request = NewRoom {
+        kind,
+        start_position,
+        options,
+        visibility,
+        seat: body.seat.map_or(SeatChoice::Random, SeatChoice::from),
+        name: clean_name(body.name)?,
+    };
+    let created = state.registry.create(request).await.map_err(|e| match e {
+        CreateError::Position(e) if e.code == RuleErrorCode::BadPosition => {
+            ApiError::new(StatusCode::BAD_REQUEST, "bad_position", e.message)
+        }
+        CreateError::Position(e) => ApiError::bad_request(e.message),
+        CreateError::AlreadyOver(_) => {
+            ApiError::new(StatusCode::BAD_REQUEST, "bad_position", e.to_string())
+        }
+        CreateError::Seat(refusal) => join_error(JoinError::Refused(refusal)),
+        CreateError::Store(e) => e.into(),
+    })?;
+    let joined = created.joined;
+    let body = json!({
+        "room_id": joined.room_id,
+        "invite_code": created.room.invite_code,
+        "invite_url": invite_url(&state, &headers, &created.room.invite_code),
+        "seat": joined.seat,
+        "color": joined.color,
+        "seat_token": joined.seat_token,
+    });
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// `GET /api/rooms/{room_id or invite_code}`: the room summary.
+pub async fn room_summary(
+    State(state): State<AppState>,
+    Path(reference): Path<String>,
+) -> Result<Response, ApiError> {
+    let room = find_room(&state, &reference).await?;
+    let summary = room.summary().await.ok_or_else(ApiError::unavailable)?;
+    Ok(Json(summary).into_response())
+}
+
+/// `POST /api/rooms/{invite_code}/join`: 200 `{room_id, seat, color, seat_token}`; 409 `room_full`.
+pub async fn join_room(
+    State(state): State<AppState>,
+    Path(reference): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let body: JoinBody = parse_body(&body, Some(JoinBody::default()))?;
+    let room = find_room(&state, &reference).await?;
+    let choice = body.seat.map_or(SeatChoice::Random, SeatChoice::from);
+    let joined = room
+        .join(choice, clean_name(body.name)?)
+        .await
+        .map_err(join_error)?;
+    Ok(Json(json!({
+        "room_id": joined.room_id,
+        "seat": joined.seat,
+        "color": joined.color,
+        "seat_token": joined.seat_token,
+    }))
+    .into_response())
+}
+
+/// `GET /api/rooms`: public rooms waiting for players, newest first.
+pub async fn lobby(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let rooms: Vec<Value> = state
+        .store
+        .lobby(LOBBY_SIZE)
+        .await?
+        .into_iter()
+        .map(|r| {
+            json!({
+                "room_id": r.room_id,
+                "invite_code": r.invite_code,
+                "invite_url": invite_url(&state, &headers, &r.invite_code),
+                "game": r.game,
+                "seats": r.seats,
+                "taken": r.taken,
+                "created_at": r.created_at,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "rooms": rooms })).into_response())
+}
+
+fn parse_room_id(text: &str) -> Result<Uuid, ApiError> {
+    Uuid::try_parse(text).map_err(|_| ApiError::not_found(format!("no finished game {text:?}")))
+}
+
+/// `GET /api/games/{room_id}`: a finished game.
+pub async fn game_record(
+    State(state): State<AppState>,
+    Path(room_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = parse_room_id(&room_id)?;
+    let record = state
+        .store
+        .game_record(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no finished game {room_id:?}")))?;
+    let mut body = json!({
+        "room_id": record.room_id,
+        "game": record.game,
+        "players": record.players,
+        "result": {"winner": record.winner, "reason": record.reason},
+        "moves": record.moves,
+        "display_moves": record.display_moves,
+        "start_position": record.start_position,
+        "final_position": record.final_position,
+        "started_at": record.started_at,
+        "finished_at": record.finished_at,
+    });
+    if let (Some(counting), Value::Object(map)) = (record.counting, &mut body) {
+        map.insert("counting".into(), counting);
+    }
+    Ok(Json(body).into_response())
+}
+
+/// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`).
+pub async fn game_pgn(
+    State(state): State<AppState>,
+    Path(room_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = parse_room_id(&room_id)?;
+    let record = state
+        .store
+        .game_record(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no finished game {room_id:?}")))?;
+    let text = pgn::write(&record).map_err(ApiError::bad_request)?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
+}

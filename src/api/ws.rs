@@ -1,0 +1,267 @@
+//! The WebSocket half of the protocol: `GET /ws`.
+//!
+//! A connection is two tasks, as in axum's chat example: this one reads frames and forwards commands
+//! to the room, and a writer drains the connection's bounded outbound queue into the socket. The
+//! room holds the only strong sender of that queue; when it drops the connection (too slow, or the
+//! room stopped) the queue closes and the writer closes the socket with 1013 so the client resyncs.
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::response::Response;
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::{mpsc, watch};
+use tracing::{Instrument, debug, info_span};
+
+use super::AppState;
+use crate::protocol::{
+    self, BadFrame, Code, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION,
+    Reject, close,
+};
+use crate::room::{ConnectError, OUTBOUND_CAPACITY, Outbound, RoomHandle};
+
+/// How long a new socket may take to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many bad frames a connection may send before it is closed with 1008.
+const MAX_BAD_FRAMES: u32 = 10;
+
+/// `GET /ws`: upgrades, refusing client frames over 8 KiB.
+pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
+    ws.max_message_size(MAX_CLIENT_FRAME_BYTES)
+        .max_frame_size(MAX_CLIENT_FRAME_BYTES)
+        .on_upgrade(move |socket| {
+            let span = info_span!("connection", room_id = tracing::field::Empty);
+            connection(state, socket).instrument(span)
+        })
+}
+
+/// Whether a read error is tungstenite's "message or frame too big".
+fn is_too_big(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(tungstenite::Error::Capacity(_)) = err.downcast_ref::<tungstenite::Error>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+async fn close_with(socket: &mut WebSocket, code: u16, reason: &str) {
+    let frame = CloseFrame {
+        code,
+        reason: Utf8Bytes::from(reason),
+    };
+    // The peer may be gone already; there is nobody left to tell.
+    let _ = socket.send(Message::Close(Some(frame))).await;
+}
+
+async fn hello_error(mut socket: WebSocket, code: Code, close_code: u16, message: String) {
+    debug!(code = code.as_str(), %message, "hello refused");
+    let text = protocol::frame(
+        "error",
+        None,
+        &ErrorInfo {
+            code,
+            message: message.clone(),
+        },
+    );
+    let _ = socket.send(Message::Text(text.into())).await;
+    close_with(&mut socket, close_code, code.as_str()).await;
+}
+
+/// Waits for the first frame and reads it as a hello.
+async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)> {
+    let bad = |message: String| (Code::BadHello, close::BAD_HELLO, message);
+    let first = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
+        Err(_) => return Err(bad("no hello within 10 s".into())),
+        Ok(None) => return Err(bad("closed before hello".into())),
+        Ok(Some(Err(e))) if is_too_big(&e) => {
+            return Err((
+                Code::BadHello,
+                close::TOO_BIG,
+                "frame larger than 8 KiB".into(),
+            ));
+        }
+        Ok(Some(Err(e))) => return Err(bad(format!("read error: {e}"))),
+        Ok(Some(Ok(message))) => message,
+    };
+    let Message::Text(text) = first else {
+        return Err(bad("the first frame must be a hello text frame".into()));
+    };
+    match protocol::parse_incoming(&text) {
+        Ok(Incoming::Hello(hello)) if hello.protocol == PROTOCOL_VERSION => Ok(hello),
+        Ok(Incoming::Hello(hello)) => Err(bad(format!(
+            "protocol {} is not spoken here; this server speaks {PROTOCOL_VERSION}",
+            hello.protocol
+        ))),
+        Ok(_) => Err(bad("the first frame must be a hello".into())),
+        Err(BadFrame { message, .. }) => Err(bad(message)),
+    }
+}
+
+async fn connection(state: AppState, mut socket: WebSocket) {
+    let hello = match read_hello(&mut socket).await {
+        Ok(hello) => hello,
+        Err((code, close_code, message)) => {
+            return hello_error(socket, code, close_code, message).await;
+        }
+    };
+    let room = match state.registry.find(&hello.room).await {
+        Ok(Some(room)) => room,
+        Ok(None) => {
+            let message = format!("no room {:?}", hello.room);
+            return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message).await;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not load a room for a hello");
+            return close_with(&mut socket, close::TRY_AGAIN, "database unavailable").await;
+        }
+    };
+    let (out_tx, out_rx) = mpsc::channel(OUTBOUND_CAPACITY);
+    let own = out_tx.downgrade();
+    let connected = match room.connect(hello.token, hello.last_v, out_tx).await {
+        Ok(connected) => connected,
+        Err(ConnectError::BadToken) => {
+            let message = "this seat token does not belong to this room".to_owned();
+            return hello_error(socket, Code::BadToken, close::BAD_TOKEN, message).await;
+        }
+        Err(ConnectError::Gone) => {
+            return close_with(&mut socket, close::TRY_AGAIN, "room reloading").await;
+        }
+    };
+    tracing::Span::current().record("room_id", tracing::field::display(room.id));
+    debug!(room_id = %room.id, seat = ?connected.seat, "hello accepted");
+
+    let (sink, stream) = socket.split();
+    let mut writer = tokio::spawn(write_frames(sink, out_rx, state.shutdown.clone()));
+    let mut reader = std::pin::pin!(read_frames(stream, &room, connected.conn, own));
+    tokio::select! {
+        _ = &mut writer => {}
+        () = &mut reader => {
+            // The client is gone or misbehaved; the writer ends once the room forgets us.
+        }
+    }
+    room.disconnect(connected.conn).await;
+    if !writer.is_finished() {
+        // The room has dropped our queue; the writer drains it, closes the socket and ends.
+        let _ = tokio::time::timeout(Duration::from_secs(5), &mut writer).await;
+        writer.abort();
+    }
+}
+
+/// Drains the outbound queue into the socket until the queue closes, a close is queued, or the
+/// server shuts down.
+async fn write_frames(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut queue: mpsc::Receiver<Outbound>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let close = loop {
+        tokio::select! {
+            next = queue.recv() => match next {
+                Some(Outbound::Text(text)) => {
+                    if sink.send(Message::Text(Utf8Bytes::from(&*text))).await.is_err() {
+                        return;
+                    }
+                }
+                Some(Outbound::Close(code, reason)) => break (code, reason),
+                None => break (close::TRY_AGAIN, "resync: reconnect with last_v".to_owned()),
+            },
+            changed = shutdown.changed() => {
+                if changed.is_err() || *shutdown.borrow() {
+                    break (close::RESTART, "server restarting".to_owned());
+                }
+            }
+        }
+    };
+    let frame = CloseFrame {
+        code: close.0,
+        reason: Utf8Bytes::from(close.1),
+    };
+    let _ = sink.send(Message::Close(Some(frame))).await;
+}
+
+/// Reads client frames until the socket closes: commands go to the room, pings are answered here,
+/// bad frames get `reject bad_message` (and, past [`MAX_BAD_FRAMES`], a 1008 close).
+async fn read_frames(
+    mut stream: SplitStream<WebSocket>,
+    room: &RoomHandle,
+    conn: u64,
+    own: mpsc::WeakSender<Outbound>,
+) {
+    let answer = |out: Outbound| {
+        if let Some(tx) = own.upgrade() {
+            // A full queue means the room is about to drop this connection anyway.
+            let _ = tx.try_send(out);
+        }
+    };
+    let mut bad_frames = 0;
+    while let Some(message) = stream.next().await {
+        let text = match message {
+            Ok(Message::Text(text)) => text,
+            Ok(Message::Close(_)) => return,
+            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+            Ok(Message::Binary(_)) => {
+                bad_frames += 1;
+                answer(reject_frame(
+                    None,
+                    "binary frames are not part of the protocol".into(),
+                    room.version(),
+                ));
+                if bad_frames > MAX_BAD_FRAMES {
+                    answer(Outbound::Close(close::POLICY, "too many bad frames".into()));
+                    return;
+                }
+                continue;
+            }
+            Err(e) if is_too_big(&e) => {
+                answer(Outbound::Close(
+                    close::TOO_BIG,
+                    "frame larger than 8 KiB".into(),
+                ));
+                return;
+            }
+            Err(_) => return,
+        };
+        match protocol::parse_incoming(&text) {
+            Ok(Incoming::Ping) => answer(Outbound::Text(
+                protocol::frame("pong", None, &serde_json::json!({})).into(),
+            )),
+            Ok(Incoming::Hello(_)) => {
+                answer(reject_frame(
+                    None,
+                    "this connection has already said hello".into(),
+                    room.version(),
+                ));
+            }
+            Ok(Incoming::Command { cid, command }) => {
+                if !room.command(conn, cid, command).await {
+                    return;
+                }
+            }
+            Err(BadFrame { cid, message, .. }) => {
+                bad_frames += 1;
+                answer(reject_frame(cid, message, room.version()));
+                if bad_frames > MAX_BAD_FRAMES {
+                    answer(Outbound::Close(close::POLICY, "too many bad frames".into()));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// A `reject bad_message` frame at the room's current version `v`.
+fn reject_frame(cid: Option<String>, message: String, v: i64) -> Outbound {
+    let reject = Reject {
+        cid,
+        code: Code::BadMessage,
+        message,
+        v,
+    };
+    Outbound::Text(protocol::frame("reject", None, &reject).into())
+}

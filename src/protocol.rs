@@ -1,0 +1,575 @@
+//! The wire contract of `../shared/PROTOCOL.md` (version 1) as serde types: every frame a client may
+//! send, every event and answer the server sends, and the stable error codes.
+//!
+//! This module is plain data shared by `api` (which parses and writes frames) and `room` (which
+//! decides what happens). Every frame is one JSON object `{"t": type, "v"?: version, "cid"?: client id,
+//! "d"?: data}`. Parsing is two-step on purpose: first the envelope, so that a frame with a known
+//! `cid` but bad data can still be answered with a `reject` carrying that `cid`; then the `d` of the
+//! named type.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use crate::rules::ouk_chatrang::{Counting, CountingKind};
+use crate::rules::{EndReason, Outcome, Seat};
+
+/// The protocol version this server speaks (`hello.d.protocol`).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest frame a client may send, in bytes; larger frames close the socket with 1009.
+pub const MAX_CLIENT_FRAME_BYTES: usize = 8 * 1024;
+
+/// The longest client id (`cid`) accepted, in bytes.
+pub const MAX_CID_BYTES: usize = 64;
+
+/// WebSocket close codes the server uses (PROTOCOL.md "Connect", docs/protocol.md).
+pub mod close {
+    /// The hello was not a valid hello.
+    pub const BAD_HELLO: u16 = 4000;
+    /// The hello named a room that does not exist.
+    pub const UNKNOWN_ROOM: u16 = 4001;
+    /// The hello's seat token does not belong to the room.
+    pub const BAD_TOKEN: u16 = 4003;
+    /// The client kept sending frames that are not protocol messages (policy violation).
+    pub const POLICY: u16 = 1008;
+    /// A frame over [`super::MAX_CLIENT_FRAME_BYTES`].
+    pub const TOO_BIG: u16 = 1009;
+    /// The server is restarting: reconnect with `last_v`.
+    pub const RESTART: u16 = 1012;
+    /// The client could not keep up (its outbound queue filled), or the room was reloaded:
+    /// reconnect with `last_v` to resync.
+    pub const TRY_AGAIN: u16 = 1013;
+}
+
+/// Reject and error codes. Stable: clients switch on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    StaleVersion,
+    NotYourTurn,
+    IllegalMove,
+    BadNotation,
+    GameOver,
+    NotAPlayer,
+    NoSuchOffer,
+    CannotClaim,
+    RateLimited,
+    BadMessage,
+    /// The command could not be stored (database unreachable); nothing changed, retry the same cid.
+    Unavailable,
+    /// Hello errors (sent in an `error` frame before the socket closes).
+    BadHello,
+    UnknownRoom,
+    BadToken,
+}
+
+impl Code {
+    /// The code as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::StaleVersion => "stale_version",
+            Code::NotYourTurn => "not_your_turn",
+            Code::IllegalMove => "illegal_move",
+            Code::BadNotation => "bad_notation",
+            Code::GameOver => "game_over",
+            Code::NotAPlayer => "not_a_player",
+            Code::NoSuchOffer => "no_such_offer",
+            Code::CannotClaim => "cannot_claim",
+            Code::RateLimited => "rate_limited",
+            Code::BadMessage => "bad_message",
+            Code::Unavailable => "unavailable",
+            Code::BadHello => "bad_hello",
+            Code::UnknownRoom => "unknown_room",
+            Code::BadToken => "bad_token",
+        }
+    }
+}
+
+/// The outer shape of every frame a client sends.
+#[derive(Debug, Deserialize)]
+pub struct Envelope {
+    pub t: String,
+    #[serde(default)]
+    pub v: Option<i64>,
+    #[serde(default)]
+    pub cid: Option<String>,
+    #[serde(default)]
+    pub d: Option<Value>,
+}
+
+/// `hello`: binds the socket to a room, as a seat (with its token) or as a spectator.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    pub protocol: u32,
+    /// A room id (UUID) or an invite code.
+    pub room: String,
+    /// The seat token from create/join; absent for a spectator.
+    #[serde(default)]
+    pub token: Option<String>,
+    /// The last event version this client has; the server sends every later event, or a snapshot.
+    #[serde(default)]
+    pub last_v: Option<i64>,
+}
+
+/// A player's command (everything a client may send after `hello`, except `ping`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `move {move, v}`: play `mv` (game notation) in the position of version `v`.
+    Move {
+        mv: String,
+        v: i64,
+    },
+    Resign,
+    OfferDraw,
+    OfferRematch,
+    Accept {
+        offer: u64,
+    },
+    Decline {
+        offer: u64,
+    },
+    ClaimDraw {
+        reason: String,
+    },
+}
+
+impl Command {
+    /// The command's type word, as in `t`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Move { .. } => "move",
+            Command::Resign => "resign",
+            Command::OfferDraw => "offer_draw",
+            Command::OfferRematch => "offer_rematch",
+            Command::Accept { .. } => "accept",
+            Command::Decline { .. } => "decline",
+            Command::ClaimDraw { .. } => "claim_draw",
+        }
+    }
+}
+
+/// What a client frame turned out to be.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Incoming {
+    Hello(Hello),
+    Ping,
+    Command { cid: String, command: Command },
+}
+
+/// Why a client frame was refused: the code, a sentence, and the `cid` when the envelope had one.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BadFrame {
+    pub cid: Option<String>,
+    pub message: String,
+    /// False when the frame was not even a JSON object (counts towards the garbage limit).
+    pub parsed: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveData {
+    #[serde(rename = "move")]
+    mv: String,
+    v: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OfferRef {
+    offer: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimData {
+    reason: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+
+/// Parses one text frame from a client. Never panics; every failure says what is wrong.
+pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
+    let value: Value = serde_json::from_str(text).map_err(|e| BadFrame {
+        cid: None,
+        message: format!("not JSON: {e}"),
+        parsed: false,
+    })?;
+    if !value.is_object() {
+        return Err(BadFrame {
+            cid: None,
+            message: "a frame must be a JSON object".into(),
+            parsed: false,
+        });
+    }
+    let env: Envelope = serde_json::from_value(value).map_err(|e| BadFrame {
+        cid: None,
+        message: format!("bad frame: {e}"),
+        parsed: true,
+    })?;
+    let cid = env.cid.clone();
+    let bad = |message: String| BadFrame {
+        cid: cid.clone(),
+        message,
+        parsed: true,
+    };
+    let data = env.d.unwrap_or_else(|| Value::Object(Map::new()));
+    fn data_of<T: for<'de> Deserialize<'de>>(t: &str, data: Value) -> Result<T, String> {
+        serde_json::from_value(data).map_err(|e| format!("bad {t} data: {e}"))
+    }
+    let command = match env.t.as_str() {
+        "hello" => {
+            return data_of::<Hello>("hello", data)
+                .map(Incoming::Hello)
+                .map_err(bad);
+        }
+        "ping" => return Ok(Incoming::Ping),
+        "move" => {
+            let d: MoveData = data_of("move", data).map_err(bad)?;
+            Command::Move { mv: d.mv, v: d.v }
+        }
+        "resign" | "offer_draw" | "offer_rematch" => {
+            data_of::<Empty>(&env.t, data).map_err(bad)?;
+            match env.t.as_str() {
+                "resign" => Command::Resign,
+                "offer_draw" => Command::OfferDraw,
+                _ => Command::OfferRematch,
+            }
+        }
+        "accept" => Command::Accept {
+            offer: data_of::<OfferRef>("accept", data).map_err(bad)?.offer,
+        },
+        "decline" => Command::Decline {
+            offer: data_of::<OfferRef>("decline", data).map_err(bad)?.offer,
+        },
+        "claim_draw" => Command::ClaimDraw {
+            reason: data_of::<ClaimData>("claim_draw", data)
+                .map_err(bad)?
+                .reason,
+        },
+        other => return Err(bad(format!("unknown message type {other:?}"))),
+    };
+    match env.cid {
+        Some(cid) if !cid.is_empty() && cid.len() <= MAX_CID_BYTES => {
+            Ok(Incoming::Command { cid, command })
+        }
+        Some(_) => Err(bad(format!("cid must be 1 to {MAX_CID_BYTES} bytes"))),
+        None => Err(bad(format!("{} needs a cid", command.name()))),
+    }
+}
+
+/// A seat as shown in snapshots and room summaries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    pub color: String,
+    pub name: Option<String>,
+    pub taken: bool,
+    pub connected: bool,
+}
+
+/// A game result on the wire: `{"winner": seat | null, "reason"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultInfo {
+    pub winner: Option<Seat>,
+    pub reason: EndReason,
+}
+
+impl From<Outcome> for ResultInfo {
+    fn from(o: Outcome) -> Self {
+        ResultInfo {
+            winner: o.winner,
+            reason: o.reason,
+        }
+    }
+}
+
+impl From<ResultInfo> for Outcome {
+    fn from(r: ResultInfo) -> Self {
+        Outcome {
+            winner: r.winner,
+            reason: r.reason,
+        }
+    }
+}
+
+/// The Ouk Chatrang counting state while a count runs (O-23, O-24):
+/// `{"kind": "board" | "piece", "count", "limit", "escaping": "white" | "black", "started_ply"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountingInfo {
+    /// `board` (board's honour) or `piece` (piece's honour).
+    pub kind: String,
+    /// The count as shown to players: the escaping side's counted moves so far.
+    pub count: u32,
+    /// The limit L, in the escaping side's moves.
+    pub limit: u32,
+    /// The colour being counted for.
+    pub escaping: String,
+    /// The ply (moves since the room's start position) at which this count started.
+    pub started_ply: u32,
+}
+
+impl From<Counting> for CountingInfo {
+    fn from(c: Counting) -> Self {
+        CountingInfo {
+            kind: match c.kind {
+                CountingKind::Board => "board",
+                CountingKind::Piece => "piece",
+            }
+            .to_owned(),
+            count: c.count,
+            limit: c.limit,
+            escaping: c.escaping.as_str().to_owned(),
+            started_ply: c.started_ply,
+        }
+    }
+}
+
+/// The kind of an offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OfferKind {
+    Draw,
+    Rematch,
+}
+
+/// An open offer: `{"id", "kind", "by"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfferInfo {
+    pub id: u64,
+    pub kind: OfferKind,
+    pub by: Seat,
+}
+
+/// Every versioned room event (PROTOCOL.md "Events"). Serialized as `{"t": <variant>, "d": {...}}`;
+/// the room adds `v` (and, for the seat on move, `legal_moves`) when it sends one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", content = "d", rename_all = "snake_case")]
+pub enum Event {
+    SeatTaken {
+        seat: Seat,
+        color: String,
+        name: Option<String>,
+    },
+    GameStarted {
+        position: String,
+        to_move: Option<Seat>,
+    },
+    Moved {
+        seat: Seat,
+        #[serde(rename = "move")]
+        mv: String,
+        /// The move for people (Ouk Chatrang: SAN).
+        display: String,
+        position: String,
+        to_move: Option<Seat>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        counting: Option<CountingInfo>,
+    },
+    Offer(OfferInfo),
+    OfferDeclined {
+        id: u64,
+    },
+    GameOver {
+        result: ResultInfo,
+    },
+}
+
+impl Event {
+    /// The event type word (`t`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::SeatTaken { .. } => "seat_taken",
+            Event::GameStarted { .. } => "game_started",
+            Event::Moved { .. } => "moved",
+            Event::Offer(_) => "offer",
+            Event::OfferDeclined { .. } => "offer_declined",
+            Event::GameOver { .. } => "game_over",
+        }
+    }
+
+    /// The event's `d` object.
+    pub fn data(&self) -> Value {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(mut map)) => map.remove("d").unwrap_or(Value::Null),
+            _ => Value::Null,
+        }
+    }
+
+    /// Rebuilds an event from its stored type word and `d` object.
+    pub fn from_parts(kind: &str, data: Value) -> Result<Event, serde_json::Error> {
+        serde_json::from_value(serde_json::json!({"t": kind, "d": data}))
+    }
+
+    /// Whether the event changes the position (so a move sent at an older version is stale).
+    pub fn changes_position(&self) -> bool {
+        matches!(
+            self,
+            Event::GameStarted { .. } | Event::Moved { .. } | Event::GameOver { .. }
+        )
+    }
+}
+
+/// `welcome`: the answer to a good hello.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Welcome {
+    pub room_id: Uuid,
+    pub seat: Option<Seat>,
+    pub role: Role,
+    pub game: String,
+    /// The room's current version.
+    pub version: i64,
+}
+
+/// Whether a connection plays or watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Player,
+    Spectator,
+}
+
+/// `snapshot`: the whole room state at version `v`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub room_id: Uuid,
+    pub game: String,
+    pub status: String,
+    pub seats: Vec<SeatInfo>,
+    pub start_position: String,
+    pub position: String,
+    pub to_move: Option<Seat>,
+    pub moves: Vec<String>,
+    pub display_moves: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counting: Option<CountingInfo>,
+    pub offers: Vec<OfferInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ResultInfo>,
+}
+
+/// `ack`: the command was accepted and durably stored; `v` is the room version it made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ack {
+    pub cid: String,
+    pub v: i64,
+}
+
+/// `reject`: nothing changed; `v` is the current room version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reject {
+    pub cid: Option<String>,
+    pub code: Code,
+    pub message: String,
+    pub v: i64,
+}
+
+/// `error`: a hello failed; the socket closes after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    pub code: Code,
+    pub message: String,
+}
+
+/// `presence`: a seat's first connection arrived or its last one left (no `v`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Presence {
+    pub seat: Seat,
+    pub connected: bool,
+}
+
+/// Writes a server frame `{"t", "v"?, "d"}` as JSON text.
+pub fn frame(t: &str, v: Option<i64>, d: &impl Serialize) -> String {
+    let mut map = Map::new();
+    map.insert("t".into(), Value::String(t.to_owned()));
+    if let Some(v) = v {
+        map.insert("v".into(), Value::from(v));
+    }
+    map.insert("d".into(), serde_json::to_value(d).unwrap_or(Value::Null));
+    Value::Object(map).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(text: &str) -> Result<Incoming, BadFrame> {
+        parse_incoming(text)
+    }
+
+    #[test]
+    fn move_command_parses_with_cid_and_version() {
+        assert_eq!(
+            cmd(r#"{"t":"move","cid":"c1","d":{"move":"e3e4","v":7}}"#),
+            Ok(Incoming::Command {
+                cid: "c1".into(),
+                command: Command::Move {
+                    mv: "e3e4".into(),
+                    v: 7
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn not_json_is_unparsed_bad_frame() {
+        let err = cmd("{nope").unwrap_err();
+        assert!(!err.parsed);
+        assert_eq!(err.cid, None);
+        assert!(err.message.starts_with("not JSON"), "{}", err.message);
+    }
+
+    #[test]
+    fn json_array_is_not_a_frame() {
+        let err = cmd("[1,2]").unwrap_err();
+        assert!(!err.parsed);
+        assert_eq!(err.message, "a frame must be a JSON object");
+    }
+
+    #[test]
+    fn unknown_type_keeps_the_cid() {
+        let err = cmd(r#"{"t":"castle","cid":"x"}"#).unwrap_err();
+        assert!(err.parsed);
+        assert_eq!(err.cid.as_deref(), Some("x"));
+        assert_eq!(err.message, "unknown message type \"castle\"");
+    }
+
+    #[test]
+    fn command_without_cid_is_refused() {
+        let err = cmd(r#"{"t":"resign","d":{}}"#).unwrap_err();
+        assert_eq!(err.message, "resign needs a cid");
+    }
+
+    #[test]
+    fn move_without_version_is_refused() {
+        let err = cmd(r#"{"t":"move","cid":"a","d":{"move":"e3e4"}}"#).unwrap_err();
+        assert!(err.message.contains("missing field `v`"), "{}", err.message);
+    }
+
+    #[test]
+    fn ping_needs_no_cid() {
+        assert_eq!(cmd(r#"{"t":"ping","d":{}}"#), Ok(Incoming::Ping));
+    }
+
+    #[test]
+    fn event_round_trips_through_stored_parts() {
+        let event = Event::Offer(OfferInfo {
+            id: 3,
+            kind: OfferKind::Draw,
+            by: 1,
+        });
+        assert_eq!(
+            event.data(),
+            serde_json::json!({"id": 3, "kind": "draw", "by": 1})
+        );
+        assert_eq!(
+            Event::from_parts(event.kind(), event.data()).unwrap(),
+            event
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! Authoritative rooms: one tokio task per room owns the game, its seats and its offers.
+//!
+//! Everything that touches a room goes through its [`RoomHandle`] as a message to the room task's
+//! inbox (join, connect, a player's command, ...). The task decides with the rules module, stores the
+//! resulting events in one transaction, applies them, and only then broadcasts and acknowledges. It
+//! never waits on a connection: each connection has a bounded outbound queue that the room fills
+//! with `try_send`, and a connection whose queue is full is dropped (it reconnects with `last_v` and
+//! resyncs). See `state` for the decide/apply state machine, `actor` for the task, `registry` for
+//! finding, creating and restoring rooms.
+
+mod actor;
+pub mod registry;
+pub mod state;
+pub mod token;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use chrono::{DateTime, SubsecRound, Utc};
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::protocol::Command;
+use crate::protocol::SeatInfo;
+use crate::rules::{GameKind, Seat};
+use state::{JoinRefusal, SeatChoice};
+
+/// How many requests may wait in a room's inbox before senders wait.
+const INBOX_CAPACITY: usize = 256;
+
+/// How many frames may wait for one connection before it is dropped as too slow.
+pub const OUTBOUND_CAPACITY: usize = 256;
+
+/// A frame on its way to one connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outbound {
+    /// A JSON text frame, shared between all recipients of the same frame.
+    Text(Arc<str>),
+    /// Close the socket with this code and reason.
+    Close(u16, String),
+}
+
+/// The current time, truncated to microseconds: the precision both databases keep, so a room
+/// restored from the store holds exactly the timestamps the live room had.
+pub fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
+
+/// A new seat holder's credentials (shown once).
+#[derive(Clone, Debug)]
+pub struct Joined {
+    pub room_id: Uuid,
+    pub seat: Seat,
+    pub color: String,
+    pub seat_token: String,
+}
+
+/// Why a join failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JoinError {
+    Refused(JoinRefusal),
+    /// The room could not store the seat (database unreachable) or is shutting down.
+    Unavailable,
+}
+
+/// A connection accepted by a room.
+#[derive(Clone, Copy, Debug)]
+pub struct Connected {
+    /// The connection's id within the room, for its later commands.
+    pub conn: u64,
+    pub seat: Option<Seat>,
+}
+
+/// Why a room refused a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectError {
+    /// The seat token belongs to no seat of this room.
+    BadToken,
+    /// The room task has stopped (it is being reloaded); reconnect.
+    Gone,
+}
+
+/// The room summary of `GET /api/rooms/{id}`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RoomSummary {
+    pub room_id: Uuid,
+    pub game: GameKind,
+    pub status: String,
+    pub visibility: String,
+    pub seats: Vec<SeatInfo>,
+    pub version: i64,
+    pub invite_code: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A request to a room task.
+enum Request {
+    Join {
+        choice: SeatChoice,
+        name: Option<String>,
+        reply: oneshot::Sender<Result<Joined, JoinError>>,
+    },
+    Connect {
+        token: Option<String>,
+        last_v: Option<i64>,
+        out: mpsc::Sender<Outbound>,
+        reply: oneshot::Sender<Result<Connected, ConnectError>>,
+    },
+    Disconnect {
+        conn: u64,
+    },
+    Command {
+        conn: u64,
+        cid: String,
+        command: Command,
+    },
+    Summary {
+        reply: oneshot::Sender<RoomSummary>,
+    },
+}
+
+/// The way to a room task. Cheap to clone; every clone talks to the same task.
+#[derive(Clone, Debug)]
+pub struct RoomHandle {
+    pub id: Uuid,
+    pub invite_code: String,
+    pub kind: GameKind,
+    tx: mpsc::Sender<Request>,
+    /// The room's current version, published by the task for answers given outside it.
+    version: Arc<AtomicI64>,
+}
+
+impl RoomHandle {
+    /// The room's current version (for rejects of frames that never reach the room).
+    pub fn version(&self) -> i64 {
+        self.version.load(Ordering::Relaxed)
+    }
+
+    /// Whether the room task has stopped (the registry then loads the room again).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Takes a seat for `name`: `choice` picks which.
+    pub async fn join(
+        &self,
+        choice: SeatChoice,
+        name: Option<String>,
+    ) -> Result<Joined, JoinError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Request::Join {
+                choice,
+                name,
+                reply,
+            })
+            .await
+            .map_err(|_| JoinError::Unavailable)?;
+        answer.await.map_err(|_| JoinError::Unavailable)?
+    }
+
+    /// Registers a connection whose frames go to `out`. With a `token` it is that seat's; without,
+    /// a spectator's. The room sends `welcome` and then the events after `last_v` or a snapshot.
+    pub async fn connect(
+        &self,
+        token: Option<String>,
+        last_v: Option<i64>,
+        out: mpsc::Sender<Outbound>,
+    ) -> Result<Connected, ConnectError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Request::Connect {
+                token,
+                last_v,
+                out,
+                reply,
+            })
+            .await
+            .map_err(|_| ConnectError::Gone)?;
+        answer.await.map_err(|_| ConnectError::Gone)?
+    }
+
+    /// Forgets a connection.
+    pub async fn disconnect(&self, conn: u64) {
+        // A stopped room has already forgotten every connection.
+        let _ = self.tx.send(Request::Disconnect { conn }).await;
+    }
+
+    /// Queues a player's command; the answer (`ack` or `reject`) goes to the connection's queue.
+    /// Returns false when the room task has stopped.
+    pub async fn command(&self, conn: u64, cid: String, command: Command) -> bool {
+        self.tx
+            .send(Request::Command { conn, cid, command })
+            .await
+            .is_ok()
+    }
+
+    /// The room summary, or `None` when the room task has stopped.
+    pub async fn summary(&self) -> Option<RoomSummary> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Request::Summary { reply }).await.ok()?;
+        answer.await.ok()
+    }
+}

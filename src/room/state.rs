@@ -1,0 +1,522 @@
+//! A room's state as a plain state machine, with no I/O: commands are *decided* into events, and
+//! events are *applied* to the state.
+//!
+//! The split is what makes rooms durable: the room task decides, stores the events, and only then
+//! applies them; after a restart the registry rebuilds the very same state by applying the stored
+//! events in order. Applying never needs anything but the event, so the live path and the restore
+//! path cannot drift apart.
+
+use chrono::{DateTime, Utc};
+use rand::seq::IteratorRandom;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::protocol::{
+    Code, Command, CountingInfo, Event, OfferInfo, OfferKind, ResultInfo, SeatInfo, Snapshot,
+};
+use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
+use crate::store::{CountingRow, EventRow, GameRecord, MoveRow, RoomStatus, Visibility};
+
+/// Why a command was refused: a protocol code and a sentence. Nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: Code,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Refusal {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Which seat a person asks for when creating or joining a room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatChoice {
+    /// Any free seat, chosen at random.
+    Random,
+    Number(Seat),
+    /// A colour name, e.g. `"black"`.
+    Color(String),
+}
+
+/// Why a seat could not be taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JoinRefusal {
+    /// Every seat is taken (HTTP 409 `room_full`).
+    RoomFull,
+    /// The asked-for seat is taken (HTTP 409 `seat_taken`).
+    SeatTaken(Seat),
+    /// The asked-for seat or colour does not exist in this game (HTTP 400 `bad_request`).
+    NoSuchSeat(String),
+}
+
+/// One seat of the room.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatSlot {
+    pub taken: bool,
+    pub name: Option<String>,
+    /// SHA-256 of the seat token; `None` while the seat is free.
+    pub token_hash: Option<[u8; 32]>,
+}
+
+/// A move as played: canonical and display notation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    pub seat: Seat,
+    pub notation: String,
+    pub display: String,
+}
+
+/// Everything about a room that events change. Cloned to preview a command's effect before it is
+/// stored.
+#[derive(Clone, Debug)]
+pub struct RoomState {
+    pub id: Uuid,
+    pub invite_code: String,
+    pub visibility: Visibility,
+    pub options: Value,
+    pub start_position: String,
+    pub created_at: DateTime<Utc>,
+    pub seats: Vec<SeatSlot>,
+    pub status: RoomStatus,
+    /// The version of the last applied event.
+    pub version: i64,
+    /// The version of the last event that changed the position; a move sent at an older version is
+    /// stale.
+    pub position_version: i64,
+    pub game: AnyGame,
+    pub moves: Vec<PlayedMove>,
+    pub offers: Vec<OfferInfo>,
+    next_offer_id: u64,
+    pub result: Option<Outcome>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// Maps a rules refusal onto the protocol's reject code.
+fn rule_code(code: RuleErrorCode) -> Code {
+    match code {
+        RuleErrorCode::BadNotation => Code::BadNotation,
+        RuleErrorCode::GameOver => Code::GameOver,
+        RuleErrorCode::CannotClaim => Code::CannotClaim,
+        RuleErrorCode::IllegalMove | RuleErrorCode::BadPosition | RuleErrorCode::UnknownGame => {
+            Code::IllegalMove
+        }
+    }
+}
+
+impl RoomState {
+    /// A new, empty room: no seat taken, version 0.
+    pub fn new(
+        id: Uuid,
+        invite_code: String,
+        visibility: Visibility,
+        options: Value,
+        game: AnyGame,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        let seats = vec![SeatSlot::default(); usize::from(game.seats())];
+        RoomState {
+            id,
+            invite_code,
+            visibility,
+            options,
+            start_position: game.position(),
+            created_at,
+            seats,
+            status: RoomStatus::Waiting,
+            version: 0,
+            position_version: 0,
+            game,
+            moves: Vec::new(),
+            offers: Vec::new(),
+            next_offer_id: 1,
+            result: None,
+            started_at: None,
+            finished_at: None,
+        }
+    }
+
+    pub fn kind(&self) -> GameKind {
+        self.game.kind()
+    }
+
+    /// The seat whose token hashes to `hash`.
+    pub fn seat_of_token(&self, hash: &[u8; 32]) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|slot| slot.token_hash.as_ref() == Some(hash))
+            .and_then(|i| Seat::try_from(i).ok())
+    }
+
+    /// The seat on move while the game is being played.
+    pub fn seat_on_move(&self) -> Option<Seat> {
+        (self.status == RoomStatus::Playing)
+            .then(|| self.game.to_move())
+            .flatten()
+    }
+
+    /// The events of `name` taking a seat: `seat_taken`, and `game_started` when it was the last free
+    /// seat.
+    pub fn decide_join(
+        &self,
+        choice: &SeatChoice,
+        name: Option<String>,
+    ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
+        let free = |seat: &Seat| !self.seats[usize::from(*seat)].taken;
+        let all: Vec<Seat> = (0..self.game.seats()).collect();
+        if self.status != RoomStatus::Waiting || !all.iter().any(free) {
+            return Err(JoinRefusal::RoomFull);
+        }
+        let seat = match choice {
+            SeatChoice::Random => all
+                .iter()
+                .copied()
+                .filter(free)
+                .choose(&mut rand::rng())
+                .ok_or(JoinRefusal::RoomFull)?,
+            SeatChoice::Number(n) if all.contains(n) => *n,
+            SeatChoice::Number(n) => {
+                return Err(JoinRefusal::NoSuchSeat(format!(
+                    "seat {n} does not exist; this game has seats 0 to {}",
+                    self.game.seats() - 1
+                )));
+            }
+            SeatChoice::Color(color) => all
+                .iter()
+                .copied()
+                .find(|s| self.game.color(*s) == color)
+                .ok_or_else(|| JoinRefusal::NoSuchSeat(format!("no seat plays {color:?}")))?,
+        };
+        if !free(&seat) {
+            return Err(JoinRefusal::SeatTaken(seat));
+        }
+        let mut events = vec![Event::SeatTaken {
+            seat,
+            color: self.game.color(seat).to_owned(),
+            name,
+        }];
+        if self.seats.iter().filter(|slot| slot.taken).count() + 1 == self.seats.len() {
+            events.push(Event::GameStarted {
+                position: self.game.position(),
+                to_move: self.game.to_move(),
+            });
+        }
+        Ok((seat, events))
+    }
+
+    /// The events a player's command makes, or why it is refused.
+    pub fn decide(&self, seat: Seat, command: &Command) -> Result<Vec<Event>, Refusal> {
+        match self.status {
+            RoomStatus::Waiting => {
+                return Err(Refusal::new(
+                    Code::NotYourTurn,
+                    "the game has not started: a seat is still free",
+                ));
+            }
+            RoomStatus::Finished => return Err(Refusal::new(Code::GameOver, "the game is over")),
+            RoomStatus::Playing => {}
+        }
+        match command {
+            Command::Move { mv, v } => self.decide_move(seat, mv, *v),
+            Command::Resign => {
+                let opponents: Vec<Seat> = (0..self.game.seats()).filter(|s| *s != seat).collect();
+                let winner = match opponents.as_slice() {
+                    [one] => Some(*one),
+                    _ => None,
+                };
+                Ok(vec![game_over(Outcome {
+                    winner,
+                    reason: EndReason::Resignation,
+                })])
+            }
+            Command::OfferDraw => Ok(self.decide_offer_draw(seat)),
+            Command::OfferRematch => Err(Refusal::new(
+                Code::BadMessage,
+                "rematch offers are not supported by this server version",
+            )),
+            Command::Accept { offer } => match self.offers.iter().find(|o| o.id == *offer) {
+                Some(o) if o.by != seat => Ok(vec![game_over(Outcome::draw(EndReason::Agreement))]),
+                Some(_) => Err(Refusal::new(
+                    Code::NoSuchOffer,
+                    "you cannot accept your own offer",
+                )),
+                None => Err(Refusal::new(
+                    Code::NoSuchOffer,
+                    format!("there is no open offer {offer}"),
+                )),
+            },
+            Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
+                Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
+                None => Err(Refusal::new(
+                    Code::NoSuchOffer,
+                    format!("there is no open offer {offer}"),
+                )),
+            },
+            Command::ClaimDraw { reason } => {
+                if reason != EndReason::Repetition.as_str() {
+                    return Err(Refusal::new(
+                        Code::CannotClaim,
+                        format!("a draw can be claimed for \"repetition\" only, not {reason:?}"),
+                    ));
+                }
+                let mut probe = self.game.clone();
+                let outcome = probe
+                    .claim_draw(seat, EndReason::Repetition)
+                    .map_err(|e| Refusal::new(Code::CannotClaim, e.message))?;
+                Ok(vec![game_over(outcome)])
+            }
+        }
+    }
+
+    fn decide_move(&self, seat: Seat, mv: &str, v: i64) -> Result<Vec<Event>, Refusal> {
+        if v > self.version || v < self.position_version {
+            return Err(Refusal::new(
+                Code::StaleVersion,
+                format!(
+                    "the move was sent for version {v}, but the position is that of version {}",
+                    self.position_version
+                ),
+            ));
+        }
+        if self.game.to_move() != Some(seat) {
+            return Err(Refusal::new(Code::NotYourTurn, "it is not your turn"));
+        }
+        let mut probe = self.game.clone();
+        let applied = probe
+            .play(mv)
+            .map_err(|e| Refusal::new(rule_code(e.code), e.message))?;
+        let mut events = vec![Event::Moved {
+            seat,
+            mv: applied.notation,
+            display: applied.display,
+            position: probe.position(),
+            to_move: probe.to_move(),
+            counting: probe.counting().map(CountingInfo::from),
+        }];
+        // Moving answers an opponent's draw offer with "no", as over the board.
+        events.extend(
+            self.offers
+                .iter()
+                .filter(|o| o.kind == OfferKind::Draw && o.by != seat)
+                .map(|o| Event::OfferDeclined { id: o.id }),
+        );
+        if let Some(outcome) = applied.outcome {
+            events.push(game_over(outcome));
+        }
+        Ok(events)
+    }
+
+    fn decide_offer_draw(&self, seat: Seat) -> Vec<Event> {
+        let draw_offers = || self.offers.iter().filter(|o| o.kind == OfferKind::Draw);
+        if draw_offers().any(|o| o.by != seat) {
+            // Offering a draw to someone who offered one is agreeing.
+            vec![game_over(Outcome::draw(EndReason::Agreement))]
+        } else if draw_offers().any(|o| o.by == seat) {
+            Vec::new()
+        } else {
+            vec![Event::Offer(OfferInfo {
+                id: self.next_offer_id,
+                kind: OfferKind::Draw,
+                by: seat,
+            })]
+        }
+    }
+
+    /// Applies one event made at version `v` and time `at`. An error means the event does not fit
+    /// this state (a corrupt or foreign event log): the state may then be partly changed and must be
+    /// dropped.
+    pub fn apply(&mut self, v: i64, event: &Event, at: DateTime<Utc>) -> Result<(), String> {
+        if v != self.version + 1 {
+            return Err(format!(
+                "event version {v} does not follow {}",
+                self.version
+            ));
+        }
+        match event {
+            Event::SeatTaken { seat, name, .. } => {
+                let slot = self
+                    .seats
+                    .get_mut(usize::from(*seat))
+                    .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
+                slot.taken = true;
+                slot.name = name.clone();
+            }
+            Event::GameStarted { .. } => {
+                self.status = RoomStatus::Playing;
+                self.started_at = Some(at);
+                self.position_version = v;
+            }
+            Event::Moved { seat, mv, .. } => {
+                let applied = self
+                    .game
+                    .play(mv)
+                    .map_err(|e| format!("stored move {mv}: {e}"))?;
+                self.moves.push(PlayedMove {
+                    seat: *seat,
+                    notation: applied.notation,
+                    display: applied.display,
+                });
+                self.position_version = v;
+            }
+            Event::Offer(offer) => {
+                self.offers.push(*offer);
+                self.next_offer_id = self.next_offer_id.max(offer.id + 1);
+            }
+            Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
+            Event::GameOver { result } => {
+                self.result = Some(Outcome::from(*result));
+                self.status = RoomStatus::Finished;
+                self.offers.clear();
+                self.finished_at = Some(at);
+                self.position_version = v;
+            }
+        }
+        self.version = v;
+        Ok(())
+    }
+
+    /// The seats as the wire shows them; `connected[i]` says whether seat i has a live connection.
+    pub fn seat_infos(&self, connected: &[bool]) -> Vec<SeatInfo> {
+        self.seats
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                let seat = Seat::try_from(i).unwrap_or(Seat::MAX);
+                SeatInfo {
+                    seat,
+                    color: self.game.color(seat).to_owned(),
+                    name: slot.name.clone(),
+                    taken: slot.taken,
+                    connected: connected.get(i).copied().unwrap_or(false),
+                }
+            })
+            .collect()
+    }
+
+    /// The whole state for one recipient; `legal_moves` only when `viewer` is the seat on move.
+    pub fn snapshot(&self, connected: &[bool], viewer: Option<Seat>) -> Snapshot {
+        let on_move = self.seat_on_move();
+        Snapshot {
+            room_id: self.id,
+            game: self.kind().as_str().to_owned(),
+            status: self.status.as_str().to_owned(),
+            seats: self.seat_infos(connected),
+            start_position: self.start_position.clone(),
+            position: self.game.position(),
+            to_move: on_move,
+            moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
+            display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
+            legal_moves: (viewer.is_some() && viewer == on_move).then(|| self.game.legal_moves()),
+            counting: self.game.counting().map(CountingInfo::from),
+            offers: self.offers.clone(),
+            result: self.result.map(ResultInfo::from),
+        }
+    }
+
+    /// `[{"seat", "color", "name"}]` for the game record.
+    fn players(&self) -> Value {
+        Value::Array(
+            self.seat_infos(&[])
+                .into_iter()
+                .map(|s| json!({"seat": s.seat, "color": s.color, "name": s.name}))
+                .collect(),
+        )
+    }
+
+    /// The finished game, once a `game_over` has been applied.
+    pub fn game_record(&self) -> Option<GameRecord> {
+        let outcome = self.result?;
+        Some(GameRecord {
+            room_id: self.id,
+            game: self.kind(),
+            players: self.players(),
+            winner: outcome.winner,
+            reason: outcome.reason.as_str().to_owned(),
+            start_position: self.start_position.clone(),
+            final_position: self.game.position(),
+            moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
+            display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
+            counting: self
+                .game
+                .counting()
+                .and_then(|c| serde_json::to_value(CountingInfo::from(c)).ok()),
+            started_at: self.started_at,
+            finished_at: self.finished_at.unwrap_or(self.created_at),
+        })
+    }
+
+    /// The rows a command's events add, given the state before (`self`) and after (`after`) them.
+    pub fn rows_for(
+        &self,
+        after: &RoomState,
+        events: &[Event],
+        seat: Option<Seat>,
+        cid: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> (
+        Vec<EventRow>,
+        Option<MoveRow>,
+        Option<CountingRow>,
+        Option<GameRecord>,
+    ) {
+        let rows = events
+            .iter()
+            .zip(self.version + 1..)
+            .map(|(event, v)| EventRow {
+                v,
+                kind: event.kind().to_owned(),
+                seat,
+                cid: cid.map(str::to_owned),
+                data: event.data(),
+                created_at: at,
+            })
+            .collect();
+        let mut mv = None;
+        let mut counting = None;
+        for (event, v) in events.iter().zip(self.version + 1..) {
+            if let Event::Moved {
+                seat,
+                mv: notation,
+                display,
+                position,
+                counting: count,
+                ..
+            } = event
+            {
+                let ply = i32::try_from(self.moves.len() + 1).unwrap_or(i32::MAX);
+                mv = Some(MoveRow {
+                    ply,
+                    v,
+                    seat: *seat,
+                    notation: notation.clone(),
+                    display: display.clone(),
+                    position: position.clone(),
+                    created_at: at,
+                });
+                counting = count.as_ref().map(|c| CountingRow {
+                    ply,
+                    kind: c.kind.clone(),
+                    count: c.count as i32,
+                    limit: c.limit as i32,
+                    escaping: c.escaping.clone(),
+                    started_ply: c.started_ply as i32,
+                });
+            }
+        }
+        let game = (self.result.is_none())
+            .then(|| after.game_record())
+            .flatten();
+        (rows, mv, counting, game)
+    }
+}
+
+fn game_over(outcome: Outcome) -> Event {
+    Event::GameOver {
+        result: ResultInfo::from(outcome),
+    }
+}
