@@ -440,7 +440,8 @@ impl Store {
 
     /// Creates a room: inserts `room` (its `version` field is ignored; the row starts at
     /// `commit.expected_version`, normally 0) and then applies `commit` (the creator's seat and the
-    /// first events) as [`Store::commit`] does, all in one transaction.
+    /// first events) as [`Store::commit`] does, all in one transaction. The room ends with the
+    /// status `commit.status` and the version of the commit's last event.
     ///
     /// Errors: a room with the same id or invite code exists ([`StoreError::Database`], see
     /// [`StoreError::is_unique_violation`]); `commit.room_id` is not `room.id` or the commit is
