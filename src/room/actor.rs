@@ -17,11 +17,11 @@ use super::state::{RoomState, SeatChoice};
 use super::token::{hash_token, new_seat_token};
 use super::{
     ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
-    RoomSummary, now,
+    RoomSummary,
 };
 use crate::protocol::{self, Ack, Code, Command, Event, Presence, Reject, Role, Welcome, close};
 use crate::rules::{Rules, Seat};
-use crate::store::{Commit, SeatRow, Store, StoreError};
+use crate::store::{Commit, SeatRow, Store, StoreError, now};
 
 /// At most this many missed events are replayed to a reconnecting client; beyond, it gets a
 /// snapshot (which also keeps the replay inside the connection's outbound queue).

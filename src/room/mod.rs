@@ -16,7 +16,7 @@ pub mod token;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -38,12 +38,6 @@ pub enum Outbound {
     Text(Arc<str>),
     /// Close the socket with this code and reason.
     Close(u16, String),
-}
-
-/// The current time, truncated to microseconds: the precision both databases keep, so a room
-/// restored from the store holds exactly the timestamps the live room had.
-pub fn now() -> DateTime<Utc> {
-    Utc::now().trunc_subsecs(6)
 }
 
 /// A new seat holder's credentials (shown once).

@@ -14,10 +14,10 @@ use uuid::Uuid;
 use super::actor::{Actor, Answers, Logged, Staged, stage};
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
-use super::{Joined, RoomHandle, now};
+use super::{Joined, RoomHandle};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, RuleError, Rules};
-use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility};
+use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility, now};
 
 /// What a person asks for when creating a room.
 #[derive(Clone, Debug)]

@@ -1,0 +1,8 @@
+//! Helpers shared by the integration tests. Include with `mod support;` from a file under `tests/`.
+//!
+//! Not every test file uses every helper, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+pub mod db;
+pub mod server;
+pub mod ws;

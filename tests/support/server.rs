@@ -1,0 +1,137 @@
+//! A real Khanate server for a test: in-process on an ephemeral port, or as a child process (for
+//! crash tests), over a fresh database; plus REST helpers.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+
+use khanate::config::Config;
+use khanate::server::Running;
+use khanate::store::Store;
+use serde_json::{Value, json};
+
+/// An in-process server.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub database_url: String,
+    pub store: Store,
+    running: Option<Running>,
+}
+
+impl TestServer {
+    /// Starts a server on `database_url` (a fresh database from `support::db`).
+    pub async fn start(database_url: &str) -> TestServer {
+        let running = khanate::server::start(Config::for_tests(database_url)).await.expect("server starts");
+        TestServer {
+            addr: running.addr,
+            database_url: database_url.to_owned(),
+            store: running.store.clone(),
+            running: Some(running),
+        }
+    }
+
+    pub fn http(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Graceful shutdown.
+    pub async fn shutdown(mut self) {
+        if let Some(running) = self.running.take() {
+            running.shutdown().await.expect("clean shutdown");
+        }
+    }
+}
+
+/// The server binary as a child process, killed (not shut down) on drop or by [`Process::kill`].
+pub struct Process {
+    pub addr: SocketAddr,
+    child: Child,
+}
+
+impl Process {
+    /// Starts `khanate serve` on an ephemeral port over `database_url` and waits for its
+    /// "listening" line.
+    pub fn start(database_url: &str) -> Process {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_khanate"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--database-url", database_url])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the khanate binary starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).expect("reads the listening line");
+        let addr = line
+            .trim()
+            .strip_prefix("khanate listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .expect("an address");
+        Process { addr, child }
+    }
+
+    /// SIGKILL: no graceful shutdown, no flushing, as a crash or power cut.
+    pub fn kill(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("reap");
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `POST /api/rooms` with `body`; returns (status, JSON).
+pub async fn post(addr: SocketAddr, path: &str, body: &Value) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}{path}"))
+        .json(body)
+        .send()
+        .await
+        .expect("request");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// `GET path`; returns (status, JSON).
+pub async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
+    let response = reqwest::get(format!("http://{addr}{path}")).await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// `GET path` as text.
+pub async fn get_text(addr: SocketAddr, path: &str) -> (u16, String) {
+    let response = reqwest::get(format!("http://{addr}{path}")).await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+/// A room of Ouk Chatrang with White (seat 0) created by "white" and Black joined by "black".
+/// Returns (room_id, invite_code, white token, black token).
+pub async fn two_player_room(addr: SocketAddr, options: Value) -> (String, String, String, String) {
+    let (status, created) = post(
+        addr,
+        "/api/rooms",
+        &json!({"game": "ouk-chatrang", "seat": "white", "name": "white", "options": options}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let code = created["invite_code"].as_str().expect("invite code").to_owned();
+    let (status, joined) = post(addr, &format!("/api/rooms/{code}/join"), &json!({"name": "black"})).await;
+    assert_eq!(status, 200, "{joined}");
+    assert_eq!(joined["seat"], 1);
+    assert_eq!(joined["color"], "black");
+    (
+        created["room_id"].as_str().expect("room id").to_owned(),
+        code,
+        created["seat_token"].as_str().expect("token").to_owned(),
+        joined["seat_token"].as_str().expect("token").to_owned(),
+    )
+}

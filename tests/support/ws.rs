@@ -1,0 +1,137 @@
+//! A protocol client for tests: a real WebSocket (tokio-tungstenite) speaking PROTOCOL.md.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for a frame before failing.
+const WAIT: Duration = Duration::from_secs(20);
+
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Frames read but not yet asked for (kept by `next_of`).
+    pending: Vec<Value>,
+}
+
+/// What arrived instead of a text frame.
+#[derive(Debug, PartialEq)]
+pub enum End {
+    Closed(Option<u16>),
+}
+
+impl Client {
+    /// Opens `/ws` without saying hello.
+    pub async fn open(addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("ws connects");
+        Client { ws, pending: Vec::new() }
+    }
+
+    /// Opens `/ws` and says hello; returns the client and the welcome.
+    pub async fn hello(addr: SocketAddr, room: &str, token: Option<&str>, last_v: Option<i64>) -> (Client, Value) {
+        let mut client = Client::open(addr).await;
+        let mut d = json!({"protocol": 1, "room": room});
+        if let Some(token) = token {
+            d["token"] = json!(token);
+        }
+        if let Some(last_v) = last_v {
+            d["last_v"] = json!(last_v);
+        }
+        client.send(&json!({"t": "hello", "d": d})).await;
+        let welcome = client.recv().await;
+        assert_eq!(welcome["t"], "welcome", "{welcome}");
+        (client, welcome)
+    }
+
+    pub async fn send(&mut self, frame: &Value) {
+        self.send_text(&frame.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws.send(Message::Text(text.into())).await.expect("send");
+    }
+
+    /// Sends a move command.
+    pub async fn send_move(&mut self, cid: &str, mv: &str, v: i64) {
+        self.send(&json!({"t": "move", "cid": cid, "d": {"move": mv, "v": v}})).await;
+    }
+
+    /// Sends any command with empty or given data.
+    pub async fn command(&mut self, t: &str, cid: &str, d: Value) {
+        self.send(&json!({"t": t, "cid": cid, "d": d})).await;
+    }
+
+    /// The next text frame as JSON, or what ended the stream.
+    pub async fn next(&mut self) -> Result<Value, End> {
+        if !self.pending.is_empty() {
+            return Ok(self.pending.remove(0));
+        }
+        loop {
+            let message = tokio::time::timeout(WAIT, self.ws.next()).await.expect("a frame within the wait");
+            match message {
+                Some(Ok(Message::Text(text))) => return Ok(serde_json::from_str(&text).expect("server frames are JSON")),
+                Some(Ok(Message::Close(frame))) => return Err(End::Closed(frame.map(|f: CloseFrame| f.code.into()))),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return Err(End::Closed(None)),
+            }
+        }
+    }
+
+    /// The next text frame; panics if the socket closed.
+    pub async fn recv(&mut self) -> Value {
+        self.next().await.expect("a text frame")
+    }
+
+    /// The next frame of type `t`, keeping the others (e.g. presence) for later reads.
+    pub async fn next_of(&mut self, t: &str) -> Value {
+        if let Some(i) = self.pending.iter().position(|f| f["t"] == t) {
+            return self.pending.remove(i);
+        }
+        loop {
+            let frame = self.next_raw().await;
+            if frame["t"] == t {
+                return frame;
+            }
+            self.pending.push(frame);
+        }
+    }
+
+    async fn next_raw(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(WAIT, self.ws.next()).await.expect("a frame within the wait");
+            match message {
+                Some(Ok(Message::Text(text))) => return serde_json::from_str(&text).expect("JSON"),
+                Some(Ok(Message::Close(frame))) => panic!("socket closed: {frame:?}"),
+                Some(Ok(_)) => continue,
+                other => panic!("socket ended: {other:?}"),
+            }
+        }
+    }
+
+    /// Drops every frame already read but not asked for, and any presence frames.
+    pub fn clear_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Reads until the socket closes and returns the close code.
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            match self.next().await {
+                Ok(_) => continue,
+                Err(End::Closed(code)) => return code,
+            }
+        }
+    }
+
+    /// Sends a close and drops the socket.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
