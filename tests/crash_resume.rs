@@ -13,16 +13,30 @@ use support::ws::Client;
 use uuid::Uuid;
 
 fn first_recorded_game() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/ouk-chatrang/games.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/ouk-chatrang/games.jsonl"
+    );
     let text = std::fs::read_to_string(path).expect("games.jsonl");
     serde_json::from_str(text.lines().next().expect("a game")).expect("JSON")
 }
 
 /// Sends `mv` for the side to move and waits for its ack; returns the new version.
-async fn play(white: &mut Client, black: &mut Client, local: &mut Game, mv: &str, cid: &str, v: i64) -> i64 {
+async fn play(
+    white: &mut Client,
+    black: &mut Client,
+    local: &mut Game,
+    mv: &str,
+    cid: &str,
+    v: i64,
+) -> i64 {
     let seat = local.to_move().expect("on");
     let outcome = local.play(mv).expect("legal").outcome;
-    let (mover, other) = if seat == 0 { (white, black) } else { (black, white) };
+    let (mover, other) = if seat == 0 {
+        (white, black)
+    } else {
+        (black, white)
+    };
     mover.send_move(cid, mv, v).await;
     let ack = mover.next_of("ack").await;
     let expected = if outcome.is_some() { v + 2 } else { v + 1 };
@@ -35,7 +49,12 @@ async fn play(white: &mut Client, black: &mut Client, local: &mut Game, mv: &str
 async fn killed_server_loses_no_acknowledged_move_and_players_finish_after_restart() {
     let url = support::db::fresh_postgres_url().await;
     let record = first_recorded_game();
-    let moves: Vec<String> = record["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect();
+    let moves: Vec<String> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect();
 
     let server = Process::start(&url);
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
@@ -58,10 +77,14 @@ async fn killed_server_loses_no_acknowledged_move_and_players_finish_after_resta
     assert_eq!(status, 200);
     assert_eq!(summary["status"], "playing");
     let restored_v = summary["version"].as_i64().unwrap();
-    assert!(restored_v == 33 || restored_v == 34, "30 acknowledged moves survive; got version {restored_v}");
+    assert!(
+        restored_v == 33 || restored_v == 34,
+        "30 acknowledged moves survive; got version {restored_v}"
+    );
 
     // Both players come back with their tokens and the last version they saw.
-    let (mut white, welcome) = Client::hello(server.addr, &code, Some(&white_token), Some(33)).await;
+    let (mut white, welcome) =
+        Client::hello(server.addr, &code, Some(&white_token), Some(33)).await;
     assert_eq!(welcome["d"]["seat"], 0);
     assert_eq!(welcome["d"]["version"], restored_v);
     let (mut black, _) = Client::hello(server.addr, &room_id, Some(&black_token), Some(33)).await;
@@ -72,7 +95,10 @@ async fn killed_server_loses_no_acknowledged_move_and_players_finish_after_resta
     assert_eq!(ack["d"], json!({"cid": "m30", "v": 34}));
     local.play(&moves[30]).unwrap();
     let moved = black.next_of("moved").await;
-    assert_eq!(moved["v"], 34, "black sees move 31 exactly once, as version 34");
+    assert_eq!(
+        moved["v"], 34,
+        "black sees move 31 exactly once, as version 34"
+    );
     assert_eq!(moved["d"]["position"], local.position());
     v = 34;
 
@@ -80,15 +106,28 @@ async fn killed_server_loses_no_acknowledged_move_and_players_finish_after_resta
         v = play(&mut white, &mut black, &mut local, mv, &format!("m{i}"), v).await;
     }
     let over = black.next_of("game_over").await;
-    assert_eq!(over["d"]["result"], json!({"winner": 1, "reason": "checkmate"}));
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": 1, "reason": "checkmate"})
+    );
     assert_eq!(over["v"], v);
     assert_eq!(v, 3 + moves.len() as i64 + 1);
     server.kill();
 
     // Everything is in the database, each move once.
     let store = khanate::store::Store::connect(&url).await.unwrap();
-    let rows = store.moves(Uuid::parse_str(&room_id).unwrap()).await.unwrap();
-    assert_eq!(rows.iter().map(|r| r.notation.clone()).collect::<Vec<_>>(), moves);
-    let game = store.game_record(Uuid::parse_str(&room_id).unwrap()).await.unwrap().expect("finished");
+    let rows = store
+        .moves(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.notation.clone()).collect::<Vec<_>>(),
+        moves
+    );
+    let game = store
+        .game_record(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap()
+        .expect("finished");
     assert_eq!(game.final_position, record["final_fen"].as_str().unwrap());
 }

@@ -17,14 +17,21 @@ async fn sqlite_server() -> ((support::db::SqliteFile, String), TestServer) {
 #[tokio::test]
 async fn created_room_answers_with_invite_and_a_token_for_the_chosen_seat() {
     let (_file, server) = sqlite_server().await;
-    let (status, created) =
-        post(server.addr, "/api/rooms", &json!({"game": "ouk-chatrang", "seat": "black", "name": " Sok "})).await;
+    let (status, created) = post(
+        server.addr,
+        "/api/rooms",
+        &json!({"game": "ouk-chatrang", "seat": "black", "name": " Sok "}),
+    )
+    .await;
     assert_eq!(status, 201);
     assert_eq!(created["seat"], 1);
     assert_eq!(created["color"], "black");
     let code = created["invite_code"].as_str().unwrap();
     assert_eq!(code.len(), 8);
-    assert_eq!(created["invite_url"], format!("http://{}/r/{code}", server.addr));
+    assert_eq!(
+        created["invite_url"],
+        format!("http://{}/r/{code}", server.addr)
+    );
     assert_eq!(created["seat_token"].as_str().unwrap().len(), 32);
 
     let (status, summary) = get(server.addr, &format!("/api/rooms/{}", code.to_uppercase())).await;
@@ -43,7 +50,10 @@ async fn created_room_answers_with_invite_and_a_token_for_the_chosen_seat() {
 
     let (status, joined) = post(server.addr, &format!("/api/rooms/{code}/join"), &json!({})).await;
     assert_eq!(status, 200);
-    assert_eq!((joined["seat"].as_u64(), joined["color"].as_str()), (Some(0), Some("white")));
+    assert_eq!(
+        (joined["seat"].as_u64(), joined["color"].as_str()),
+        (Some(0), Some("white"))
+    );
     let (_, summary) = get(server.addr, &format!("/api/rooms/{code}")).await;
     assert_eq!(summary["status"], "playing");
     assert_eq!(summary["version"], 3);
@@ -59,52 +69,124 @@ async fn requests_with_bad_input_get_typed_errors() {
     let (_file, server) = sqlite_server().await;
     let cases: Vec<(Value, u16, &str)> = vec![
         (json!({"game": "chess"}), 400, "unknown_game"),
-        (json!({"game": "ouk-chatrang", "seats": 3}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "seat": 2}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "seat": "green"}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "visibility": "secret"}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "options": {"layout": "231"}}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "options": {"start_position": "not a fen"}}), 400, "bad_position"),
-        (json!({"game": "ouk-chatrang", "options": {"start_position": "8/8/8/8/8/8/8/K6k w - - 0 1"}}), 400, "bad_position"),
-        (json!({"game": "ouk-chatrang", "name": "x".repeat(33)}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "clock": {"initial_s": 300, "increment_s": 2}}), 400, "bad_request"),
-        (json!({"game": "ouk-chatrang", "colour": "white"}), 400, "bad_request"),
+        (
+            json!({"game": "ouk-chatrang", "seats": 3}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "seat": 2}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "seat": "green"}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "visibility": "secret"}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "options": {"layout": "231"}}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "options": {"start_position": "not a fen"}}),
+            400,
+            "bad_position",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "options": {"start_position": "8/8/8/8/8/8/8/K6k w - - 0 1"}}),
+            400,
+            "bad_position",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "name": "x".repeat(33)}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "clock": {"initial_s": 300, "increment_s": 2}}),
+            400,
+            "bad_request",
+        ),
+        (
+            json!({"game": "ouk-chatrang", "colour": "white"}),
+            400,
+            "bad_request",
+        ),
         (json!([1, 2]), 400, "bad_request"),
     ];
     for (body, status, code) in cases {
         let (got, answer) = post(server.addr, "/api/rooms", &body).await;
-        assert_eq!((got, answer["error"]["code"].as_str()), (status, Some(code)), "{body}: {answer}");
+        assert_eq!(
+            (got, answer["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{body}: {answer}"
+        );
         assert!(!answer["error"]["message"].as_str().unwrap().is_empty());
     }
     let (status, answer) = get(server.addr, "/api/rooms/zzzzzzzz").await;
-    assert_eq!((status, answer["error"]["code"].as_str()), (404, Some("not_found")));
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (404, Some("not_found"))
+    );
     let (status, _) = get(server.addr, "/api/games/not-a-uuid").await;
     assert_eq!(status, 404);
     let (status, answer) = get(server.addr, "/api/nothing-here").await;
-    assert_eq!((status, answer["error"]["code"].as_str()), (404, Some("not_found")));
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (404, Some("not_found"))
+    );
     let response = reqwest::Client::new()
         .post(format!("http://{}/api/rooms", server.addr))
         .body("x".repeat(20_000))
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status().as_u16(), 413, "bodies over 16 KiB are refused");
+    assert_eq!(
+        response.status().as_u16(),
+        413,
+        "bodies over 16 KiB are refused"
+    );
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn lobby_lists_public_rooms_waiting_for_players() {
     let (_file, server) = sqlite_server().await;
-    let (_, public) = post(server.addr, "/api/rooms", &json!({"game": "ouk-chatrang", "visibility": "public"})).await;
+    let (_, public) = post(
+        server.addr,
+        "/api/rooms",
+        &json!({"game": "ouk-chatrang", "visibility": "public"}),
+    )
+    .await;
     let (_, private) = post(server.addr, "/api/rooms", &json!({"game": "ouk-chatrang"})).await;
-    let (_, full) = post(server.addr, "/api/rooms", &json!({"game": "ouk-chatrang", "visibility": "public"})).await;
-    post(server.addr, &format!("/api/rooms/{}/join", full["invite_code"].as_str().unwrap()), &json!({})).await;
+    let (_, full) = post(
+        server.addr,
+        "/api/rooms",
+        &json!({"game": "ouk-chatrang", "visibility": "public"}),
+    )
+    .await;
+    post(
+        server.addr,
+        &format!("/api/rooms/{}/join", full["invite_code"].as_str().unwrap()),
+        &json!({}),
+    )
+    .await;
     let (status, lobby) = get(server.addr, "/api/rooms").await;
     assert_eq!(status, 200);
     let rooms = lobby["rooms"].as_array().unwrap();
     assert_eq!(rooms.len(), 1, "{lobby}");
     assert_eq!(rooms[0]["room_id"], public["room_id"]);
-    assert_eq!((rooms[0]["seats"].as_u64(), rooms[0]["taken"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (rooms[0]["seats"].as_u64(), rooms[0]["taken"].as_u64()),
+        (Some(2), Some(1))
+    );
     assert_ne!(rooms[0]["room_id"], private["room_id"]);
     server.shutdown().await;
 }
@@ -113,7 +195,8 @@ async fn lobby_lists_public_rooms_waiting_for_players() {
 async fn analysis_room_starts_from_the_given_fen_and_counting_shows() {
     let (_file, server) = sqlite_server().await;
     let fen = "8/8/4k3/8/8/2R1K3/8/8 w - - 0 1";
-    let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({"start_position": fen})).await;
+    let (room_id, code, white_token, black_token) =
+        two_player_room(server.addr, json!({"start_position": fen})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let snapshot = white.next_of("snapshot").await;
     assert_eq!(snapshot["d"]["start_position"], fen);
@@ -138,14 +221,21 @@ async fn sqlite_room_survives_a_restart_on_the_same_file() {
     white.send_move("m1", "e3e4", 3).await;
     assert_eq!(white.next_of("ack").await["d"]["v"], 4);
     server.shutdown().await;
-    assert_eq!(white.closed().await, Some(1012), "clients are told the server restarts");
+    assert_eq!(
+        white.closed().await,
+        Some(1012),
+        "clients are told the server restarts"
+    );
 
     let server = TestServer::start(&file.1).await;
     let (mut black, welcome) = Client::hello(server.addr, &code, Some(&black_token), Some(3)).await;
     assert_eq!(welcome["d"]["version"], 4);
     assert_eq!(black.next_of("moved").await["d"]["move"], "e3e4");
     black.send_move("m2", "d6d5", 4).await;
-    assert_eq!(black.next_of("ack").await["d"], json!({"cid": "m2", "v": 5}));
+    assert_eq!(
+        black.next_of("ack").await["d"],
+        json!({"cid": "m2", "v": 5})
+    );
     let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
     assert_eq!(summary["version"], 5);
     server.shutdown().await;

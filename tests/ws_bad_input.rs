@@ -14,8 +14,16 @@ async fn assert_unchanged(server: &TestServer, room_id: &str) {
     let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
     assert_eq!(summary["version"], 3, "no event was added");
     let id = Uuid::parse_str(room_id).unwrap();
-    assert!(server.store.moves(id).await.unwrap().is_empty(), "no move row was written");
-    let stored = server.store.load_room(khanate::store::RoomRef::Id(id)).await.unwrap().unwrap();
+    assert!(
+        server.store.moves(id).await.unwrap().is_empty(),
+        "no move row was written"
+    );
+    let stored = server
+        .store
+        .load_room(khanate::store::RoomRef::Id(id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.events.len(), 3);
     assert_eq!(stored.room.version, 3);
 }
@@ -44,7 +52,9 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     assert_eq!(white.next_of("reject").await["d"]["code"], "bad_message");
 
     // Unknown type: reject with the cid.
-    white.send(&json!({"t": "castle", "cid": "c1", "d": {}})).await;
+    white
+        .send(&json!({"t": "castle", "cid": "c1", "d": {}}))
+        .await;
     let reject = white.next_of("reject").await;
     assert_eq!(reject["d"]["code"], "bad_message");
     assert_eq!(reject["d"]["cid"], "c1");
@@ -52,7 +62,10 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     // Illegal move, bad notation, stale version, out of turn.
     white.send_move("c2", "e3e5", 3).await;
     let reject = white.next_of("reject").await;
-    assert_eq!((reject["d"]["code"].as_str(), reject["d"]["cid"].as_str()), (Some("illegal_move"), Some("c2")));
+    assert_eq!(
+        (reject["d"]["code"].as_str(), reject["d"]["cid"].as_str()),
+        (Some("illegal_move"), Some("c2"))
+    );
     white.send_move("c3", "hello", 3).await;
     assert_eq!(white.next_of("reject").await["d"]["code"], "bad_notation");
     white.send_move("c4", "e3e4", 2).await;
@@ -72,16 +85,24 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     // Offers and claims that do not exist.
     white.command("accept", "c7", json!({"offer": 42})).await;
     assert_eq!(white.next_of("reject").await["d"]["code"], "no_such_offer");
-    white.command("claim_draw", "c8", json!({"reason": "repetition"})).await;
+    white
+        .command("claim_draw", "c8", json!({"reason": "repetition"}))
+        .await;
     assert_eq!(white.next_of("reject").await["d"]["code"], "cannot_claim");
 
     // A spectator cannot play.
     let (mut spectator, _) = Client::hello(server.addr, &code, None, None).await;
     spectator.send_move("s1", "e3e4", 3).await;
-    assert_eq!(spectator.next_of("reject").await["d"]["code"], "not_a_player");
+    assert_eq!(
+        spectator.next_of("reject").await["d"]["code"],
+        "not_a_player"
+    );
 
     // A frame over 8 KiB closes the socket with 1009.
-    let big = format!(r#"{{"t":"move","cid":"big","d":{{"move":"{}","v":3}}}}"#, "x".repeat(9000));
+    let big = format!(
+        r#"{{"t":"move","cid":"big","d":{{"move":"{}","v":3}}}}"#,
+        "x".repeat(9000)
+    );
     spectator.send_text(&big).await;
     assert_eq!(spectator.closed().await, Some(1009));
 
@@ -89,10 +110,15 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     let mut wrong = Client::open(server.addr).await;
     wrong.send(&json!({"t": "hello", "d": {"protocol": 1, "room": code, "token": "00112233445566778899aabbccddeeff"}})).await;
     let error = wrong.recv().await;
-    assert_eq!((error["t"].as_str(), error["d"]["code"].as_str()), (Some("error"), Some("bad_token")));
+    assert_eq!(
+        (error["t"].as_str(), error["d"]["code"].as_str()),
+        (Some("error"), Some("bad_token"))
+    );
     assert_eq!(wrong.closed().await, Some(4003));
     let mut unknown = Client::open(server.addr).await;
-    unknown.send(&json!({"t": "hello", "d": {"protocol": 1, "room": Uuid::new_v4().to_string()}})).await;
+    unknown
+        .send(&json!({"t": "hello", "d": {"protocol": 1, "room": Uuid::new_v4().to_string()}}))
+        .await;
     assert_eq!(unknown.recv().await["d"]["code"], "unknown_room");
     assert_eq!(unknown.closed().await, Some(4001));
     let mut rude = Client::open(server.addr).await;
@@ -100,7 +126,9 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     assert_eq!(rude.recv().await["d"]["code"], "bad_hello");
     assert_eq!(rude.closed().await, Some(4000));
     let mut future = Client::open(server.addr).await;
-    future.send(&json!({"t": "hello", "d": {"protocol": 2, "room": code}})).await;
+    future
+        .send(&json!({"t": "hello", "d": {"protocol": 2, "room": code}}))
+        .await;
     assert_eq!(future.recv().await["d"]["code"], "bad_hello");
     assert_eq!(future.closed().await, Some(4000));
 
@@ -114,6 +142,9 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
     assert_unchanged(&server, &room_id).await;
     // And the players can still play.
     white.send_move("ok", "e3e4", 3).await;
-    assert_eq!(white.next_of("ack").await["d"], json!({"cid": "ok", "v": 4}));
+    assert_eq!(
+        white.next_of("ack").await["d"],
+        json!({"cid": "ok", "v": 4})
+    );
     server.shutdown().await;
 }

@@ -14,9 +14,14 @@ use support::ws::Client;
 use uuid::Uuid;
 
 fn recorded_games() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/ouk-chatrang/games.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/ouk-chatrang/games.jsonl"
+    );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    text.lines().map(|line| serde_json::from_str(line).expect("a JSON game")).collect()
+    text.lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON game"))
+        .collect()
 }
 
 fn expected_winner(result: &str) -> Value {
@@ -30,7 +35,12 @@ fn expected_winner(result: &str) -> Value {
 /// Plays `record` in a new room and checks everything the issue asks for.
 async fn play_through_server(server: &TestServer, record: &Value) {
     let id = record["id"].as_str().unwrap();
-    let moves: Vec<&str> = record["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let moves: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
 
     let (mut white, welcome) = Client::hello(server.addr, &code, Some(&white_token), None).await;
@@ -49,13 +59,18 @@ async fn play_through_server(server: &TestServer, record: &Value) {
     assert_eq!(snapshot["d"]["position"], local.position());
     assert_eq!(snapshot["d"]["legal_moves"], json!(local.legal_moves()));
     let black_snapshot = black.next_of("snapshot").await;
-    assert!(black_snapshot["d"].get("legal_moves").is_none(), "legal moves go to the seat on move only");
+    assert!(
+        black_snapshot["d"].get("legal_moves").is_none(),
+        "legal moves go to the seat on move only"
+    );
     spectator.next_of("snapshot").await;
 
     let mut v = 3;
     for (ply, mv) in moves.iter().enumerate() {
         let seat = local.to_move().expect("the game is still on") as Seat;
-        let applied = local.play(mv).unwrap_or_else(|e| panic!("{id} ply {}: {mv}: {e}", ply + 1));
+        let applied = local
+            .play(mv)
+            .unwrap_or_else(|e| panic!("{id} ply {}: {mv}: {e}", ply + 1));
         let cid = format!("{id}-{ply}");
         {
             let mover = if seat == 0 { &mut white } else { &mut black };
@@ -63,34 +78,66 @@ async fn play_through_server(server: &TestServer, record: &Value) {
         }
         let counting = local.counting().map(CountingInfo::from);
         let ends = applied.outcome.is_some();
-        for (who, client) in [("white", &mut white), ("black", &mut black), ("spectator", &mut spectator)] {
+        for (who, client) in [
+            ("white", &mut white),
+            ("black", &mut black),
+            ("spectator", &mut spectator),
+        ] {
             let moved = client.next_of("moved").await;
             assert_eq!(moved["v"], v + 1, "{id} ply {} to {who}", ply + 1);
             let d = &moved["d"];
             assert_eq!(d["seat"], seat);
             assert_eq!(d["move"], applied.notation);
             assert_eq!(d["display"], applied.display);
-            assert_eq!(d["position"], local.position(), "{id} ply {} to {who}", ply + 1);
+            assert_eq!(
+                d["position"],
+                local.position(),
+                "{id} ply {} to {who}",
+                ply + 1
+            );
             assert_eq!(d["to_move"], json!(local.to_move()));
-            assert_eq!(d["counting"], serde_json::to_value(&counting).unwrap(), "{id} ply {}", ply + 1);
-            let on_move = local.to_move().is_some() && who != "spectator" && local.to_move() == Some(u8::from(who == "black"));
+            assert_eq!(
+                d["counting"],
+                serde_json::to_value(&counting).unwrap(),
+                "{id} ply {}",
+                ply + 1
+            );
+            let on_move = local.to_move().is_some()
+                && who != "spectator"
+                && local.to_move() == Some(u8::from(who == "black"));
             if on_move {
-                assert_eq!(d["legal_moves"], json!(local.legal_moves()), "{id} ply {}", ply + 1);
+                assert_eq!(
+                    d["legal_moves"],
+                    json!(local.legal_moves()),
+                    "{id} ply {}",
+                    ply + 1
+                );
             } else {
-                assert!(d.get("legal_moves").is_none(), "{id} ply {}: {who} must not get legal moves", ply + 1);
+                assert!(
+                    d.get("legal_moves").is_none(),
+                    "{id} ply {}: {who} must not get legal moves",
+                    ply + 1
+                );
             }
         }
         let last_v = if ends { v + 2 } else { v + 1 };
         let mover = if seat == 0 { &mut white } else { &mut black };
         let ack = mover.next_of("ack").await;
-        assert_eq!(ack["d"], json!({"cid": cid, "v": last_v}), "{id} ply {}", ply + 1);
+        assert_eq!(
+            ack["d"],
+            json!({"cid": cid, "v": last_v}),
+            "{id} ply {}",
+            ply + 1
+        );
         v = last_v;
     }
 
     if record["reason"] == "repetition" {
         let seat = local.to_move().expect("the claimant is on move");
         let claimant = if seat == 0 { &mut white } else { &mut black };
-        claimant.command("claim_draw", "claim", json!({"reason": "repetition"})).await;
+        claimant
+            .command("claim_draw", "claim", json!({"reason": "repetition"}))
+            .await;
         let ack = claimant.next_of("ack").await;
         v += 1;
         assert_eq!(ack["d"], json!({"cid": "claim", "v": v}));
@@ -98,10 +145,18 @@ async fn play_through_server(server: &TestServer, record: &Value) {
     for client in [&mut white, &mut black, &mut spectator] {
         let over = client.next_of("game_over").await;
         assert_eq!(over["v"], v);
-        assert_eq!(over["d"]["result"]["winner"], expected_winner(record["result"].as_str().unwrap()), "{id}");
+        assert_eq!(
+            over["d"]["result"]["winner"],
+            expected_winner(record["result"].as_str().unwrap()),
+            "{id}"
+        );
         assert_eq!(over["d"]["result"]["reason"], record["reason"], "{id}");
     }
-    assert_eq!(local.position(), record["final_fen"].as_str().unwrap(), "{id}: the data's final FEN");
+    assert_eq!(
+        local.position(),
+        record["final_fen"].as_str().unwrap(),
+        "{id}: the data's final FEN"
+    );
 
     // The rows in the database.
     let room = Uuid::parse_str(&room_id).unwrap();
@@ -122,21 +177,47 @@ async fn play_through_server(server: &TestServer, record: &Value) {
             expected_counting.push((i as i32 + 1, CountingInfo::from(c)));
         }
     }
-    assert_eq!(counting_rows.len(), expected_counting.len(), "{id}: one counting row per counted move");
+    assert_eq!(
+        counting_rows.len(),
+        expected_counting.len(),
+        "{id}: one counting row per counted move"
+    );
     for (row, (ply, c)) in counting_rows.iter().zip(&expected_counting) {
-        assert_eq!((row.ply, row.kind.as_str(), row.count as u32, row.limit as u32), (*ply, c.kind.as_str(), c.count, c.limit));
-        assert_eq!((row.escaping.as_str(), row.started_ply as u32), (c.escaping.as_str(), c.started_ply));
+        assert_eq!(
+            (
+                row.ply,
+                row.kind.as_str(),
+                row.count as u32,
+                row.limit as u32
+            ),
+            (*ply, c.kind.as_str(), c.count, c.limit)
+        );
+        assert_eq!(
+            (row.escaping.as_str(), row.started_ply as u32),
+            (c.escaping.as_str(), c.started_ply)
+        );
     }
-    let game = server.store.game_record(room).await.unwrap().expect("a finished game row");
+    let game = server
+        .store
+        .game_record(room)
+        .await
+        .unwrap()
+        .expect("a finished game row");
     assert_eq!(game.reason, record["reason"].as_str().unwrap());
-    assert_eq!(json!(game.winner), expected_winner(record["result"].as_str().unwrap()));
+    assert_eq!(
+        json!(game.winner),
+        expected_winner(record["result"].as_str().unwrap())
+    );
     assert_eq!(game.moves, moves);
     assert_eq!(game.final_position, record["final_fen"].as_str().unwrap());
     let (status, body) = get(server.addr, &format!("/api/games/{room_id}")).await;
     assert_eq!(status, 200);
     assert_eq!(body["result"]["reason"], record["reason"]);
     assert_eq!(body["moves"].as_array().unwrap().len(), moves.len());
-    assert_eq!(body["display_moves"], record["san"], "{id}: SAN as Fairy-Stockfish writes it");
+    assert_eq!(
+        body["display_moves"], record["san"],
+        "{id}: SAN as Fairy-Stockfish writes it"
+    );
 
     white.close().await;
     black.close().await;

@@ -19,15 +19,28 @@ async fn a_retried_cid_after_a_dropped_connection_gets_the_same_ack_and_is_store
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.send_move("first", "e3e4", 3).await;
-    assert_eq!(white.next_of("ack").await["d"], json!({"cid": "first", "v": 4}));
+    assert_eq!(
+        white.next_of("ack").await["d"],
+        json!({"cid": "first", "v": 4})
+    );
     // The connection drops; the client is not sure the move went through and sends it again.
     white.close().await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), Some(3)).await;
     let replayed = white.next_of("moved").await;
-    assert_eq!(replayed["v"], 4, "the missed event is replayed, not a snapshot");
+    assert_eq!(
+        replayed["v"], 4,
+        "the missed event is replayed, not a snapshot"
+    );
     white.send_move("first", "e3e4", 3).await;
-    assert_eq!(white.next_of("ack").await["d"], json!({"cid": "first", "v": 4}));
-    let moves = server.store.moves(Uuid::parse_str(&room_id).unwrap()).await.unwrap();
+    assert_eq!(
+        white.next_of("ack").await["d"],
+        json!({"cid": "first", "v": 4})
+    );
+    let moves = server
+        .store
+        .moves(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap();
     assert_eq!(moves.len(), 1, "the move is stored once");
     let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
     assert_eq!(summary["version"], 4);
@@ -78,11 +91,17 @@ async fn presence_follows_a_seats_first_and_last_connection() {
     let (black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
     let presence = white.next_of("presence").await;
     assert_eq!(presence["d"], json!({"seat": 1, "connected": true}));
-    assert!(presence.get("v").is_none(), "presence is not a versioned event");
+    assert!(
+        presence.get("v").is_none(),
+        "presence is not a versioned event"
+    );
     let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
     assert_eq!(summary["seats"][1]["connected"], true);
     black.close().await;
-    assert_eq!(white.next_of("presence").await["d"], json!({"seat": 1, "connected": false}));
+    assert_eq!(
+        white.next_of("presence").await["d"],
+        json!({"seat": 1, "connected": false})
+    );
     server.shutdown().await;
 }
 
@@ -122,14 +141,24 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
     // An accepted offer ends the game as a draw by agreement.
     white.command("offer_draw", "o4", json!({})).await;
     let offer = black.next_of("offer").await;
-    black.command("accept", "a2", json!({"offer": offer["d"]["id"]})).await;
+    black
+        .command("accept", "a2", json!({"offer": offer["d"]["id"]}))
+        .await;
     assert_eq!(black.next_of("ack").await["d"]["v"], 11);
     let over = white.next_of("game_over").await;
-    assert_eq!(over["d"]["result"], json!({"winner": null, "reason": "agreement"}));
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": null, "reason": "agreement"})
+    );
     white.send_move("late", "a3a4", 11).await;
     assert_eq!(white.next_of("reject").await["d"]["code"], "game_over");
 
-    let game = server.store.game_record(Uuid::parse_str(&room_id).unwrap()).await.unwrap().unwrap();
+    let game = server
+        .store
+        .game_record(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((game.winner, game.reason.as_str()), (None, "agreement"));
     assert_eq!(game.moves, vec!["e3e4", "d6d5"]);
     server.shutdown().await;
@@ -146,13 +175,26 @@ async fn resignation_gives_the_game_to_the_opponent_and_pgn_records_it() {
     white.command("resign", "r", json!({})).await;
     assert_eq!(white.next_of("ack").await["d"]["v"], 5);
     let over = white.next_of("game_over").await;
-    assert_eq!(over["d"]["result"], json!({"winner": 1, "reason": "resignation"}));
-    let (status, pgn) = support::server::get_text(server.addr, &format!("/api/games/{room_id}/pgn")).await;
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": 1, "reason": "resignation"})
+    );
+    let (status, pgn) =
+        support::server::get_text(server.addr, &format!("/api/games/{room_id}/pgn")).await;
     assert_eq!(status, 200);
     assert!(pgn.contains("[Variant \"Cambodian\"]"), "{pgn}");
-    assert!(pgn.contains("[White \"white\"]\n[Black \"black\"]\n[Result \"0-1\"]"), "{pgn}");
-    assert!(pgn.contains("[FEN \"rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1\"]"), "{pgn}");
-    assert!(pgn.trim_end().ends_with("1. Kb2 {resignation} 0-1"), "{pgn}");
+    assert!(
+        pgn.contains("[White \"white\"]\n[Black \"black\"]\n[Result \"0-1\"]"),
+        "{pgn}"
+    );
+    assert!(
+        pgn.contains("[FEN \"rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1\"]"),
+        "{pgn}"
+    );
+    assert!(
+        pgn.trim_end().ends_with("1. Kb2 {resignation} 0-1"),
+        "{pgn}"
+    );
     server.shutdown().await;
 }
 
@@ -164,23 +206,38 @@ async fn threefold_repetition_can_be_claimed_by_the_player_to_move() {
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
     // Knights out and back twice: the start position (with all rights) occurs a third time.
-    let shuffle = ["b1d2", "b8d7", "d2b1", "d7b8", "b1d2", "b8d7", "d2b1", "d7b8"];
+    let shuffle = [
+        "b1d2", "b8d7", "d2b1", "d7b8", "b1d2", "b8d7", "d2b1", "d7b8",
+    ];
     let mut v = 3;
     for (i, mv) in shuffle.iter().enumerate() {
         let client = if i % 2 == 0 { &mut white } else { &mut black };
         if i == 4 {
             // Only twice so far: not yet claimable.
-            client.command("claim_draw", "early", json!({"reason": "repetition"})).await;
+            client
+                .command("claim_draw", "early", json!({"reason": "repetition"}))
+                .await;
             assert_eq!(client.next_of("reject").await["d"]["code"], "cannot_claim");
         }
         client.send_move(&format!("m{i}"), mv, v).await;
         v = client.next_of("ack").await["d"]["v"].as_i64().unwrap();
     }
-    black.command("claim_draw", "not-mine", json!({"reason": "repetition"})).await;
-    assert_eq!(black.next_of("reject").await["d"]["code"], "cannot_claim", "only the player to move claims");
-    white.command("claim_draw", "c", json!({"reason": "repetition"})).await;
+    black
+        .command("claim_draw", "not-mine", json!({"reason": "repetition"}))
+        .await;
+    assert_eq!(
+        black.next_of("reject").await["d"]["code"],
+        "cannot_claim",
+        "only the player to move claims"
+    );
+    white
+        .command("claim_draw", "c", json!({"reason": "repetition"}))
+        .await;
     assert_eq!(white.next_of("ack").await["d"]["v"], v + 1);
     let over = black.next_of("game_over").await;
-    assert_eq!(over["d"]["result"], json!({"winner": null, "reason": "repetition"}));
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": null, "reason": "repetition"})
+    );
     server.shutdown().await;
 }

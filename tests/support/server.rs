@@ -23,7 +23,9 @@ pub struct TestServer {
 impl TestServer {
     /// Starts a server on `database_url` (a fresh database from `support::db`).
     pub async fn start(database_url: &str) -> TestServer {
-        let running = khanate::server::start(Config::for_tests(database_url)).await.expect("server starts");
+        let running = khanate::server::start(Config::for_tests(database_url))
+            .await
+            .expect("server starts");
         TestServer {
             addr: running.addr,
             database_url: database_url.to_owned(),
@@ -55,7 +57,13 @@ impl Process {
     /// "listening" line.
     pub fn start(database_url: &str) -> Process {
         let mut child = Command::new(env!("CARGO_BIN_EXE_khanate"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--database-url", database_url])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--database-url",
+                database_url,
+            ])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -63,7 +71,9 @@ impl Process {
             .expect("the khanate binary starts");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).expect("reads the listening line");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("reads the listening line");
         let addr = line
             .trim()
             .strip_prefix("khanate listening on http://")
@@ -101,14 +111,18 @@ pub async fn post(addr: SocketAddr, path: &str, body: &Value) -> (u16, Value) {
 
 /// `GET path`; returns (status, JSON).
 pub async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
-    let response = reqwest::get(format!("http://{addr}{path}")).await.expect("request");
+    let response = reqwest::get(format!("http://{addr}{path}"))
+        .await
+        .expect("request");
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
 /// `GET path` as text.
 pub async fn get_text(addr: SocketAddr, path: &str) -> (u16, String) {
-    let response = reqwest::get(format!("http://{addr}{path}")).await.expect("request");
+    let response = reqwest::get(format!("http://{addr}{path}"))
+        .await
+        .expect("request");
     let status = response.status().as_u16();
     (status, response.text().await.unwrap_or_default())
 }
@@ -123,8 +137,16 @@ pub async fn two_player_room(addr: SocketAddr, options: Value) -> (String, Strin
     )
     .await;
     assert_eq!(status, 201, "{created}");
-    let code = created["invite_code"].as_str().expect("invite code").to_owned();
-    let (status, joined) = post(addr, &format!("/api/rooms/{code}/join"), &json!({"name": "black"})).await;
+    let code = created["invite_code"]
+        .as_str()
+        .expect("invite code")
+        .to_owned();
+    let (status, joined) = post(
+        addr,
+        &format!("/api/rooms/{code}/join"),
+        &json!({"name": "black"}),
+    )
+    .await;
     assert_eq!(status, 200, "{joined}");
     assert_eq!(joined["seat"], 1);
     assert_eq!(joined["color"], "black");

@@ -30,12 +30,22 @@ pub enum End {
 impl Client {
     /// Opens `/ws` without saying hello.
     pub async fn open(addr: SocketAddr) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.expect("ws connects");
-        Client { ws, pending: Vec::new() }
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .expect("ws connects");
+        Client {
+            ws,
+            pending: Vec::new(),
+        }
     }
 
     /// Opens `/ws` and says hello; returns the client and the welcome.
-    pub async fn hello(addr: SocketAddr, room: &str, token: Option<&str>, last_v: Option<i64>) -> (Client, Value) {
+    pub async fn hello(
+        addr: SocketAddr,
+        room: &str,
+        token: Option<&str>,
+        last_v: Option<i64>,
+    ) -> (Client, Value) {
         let mut client = Client::open(addr).await;
         let mut d = json!({"protocol": 1, "room": room});
         if let Some(token) = token {
@@ -55,12 +65,16 @@ impl Client {
     }
 
     pub async fn send_text(&mut self, text: &str) {
-        self.ws.send(Message::Text(text.into())).await.expect("send");
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .expect("send");
     }
 
     /// Sends a move command.
     pub async fn send_move(&mut self, cid: &str, mv: &str, v: i64) {
-        self.send(&json!({"t": "move", "cid": cid, "d": {"move": mv, "v": v}})).await;
+        self.send(&json!({"t": "move", "cid": cid, "d": {"move": mv, "v": v}}))
+            .await;
     }
 
     /// Sends any command with empty or given data.
@@ -74,10 +88,16 @@ impl Client {
             return Ok(self.pending.remove(0));
         }
         loop {
-            let message = tokio::time::timeout(WAIT, self.ws.next()).await.expect("a frame within the wait");
+            let message = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a frame within the wait");
             match message {
-                Some(Ok(Message::Text(text))) => return Ok(serde_json::from_str(&text).expect("server frames are JSON")),
-                Some(Ok(Message::Close(frame))) => return Err(End::Closed(frame.map(|f: CloseFrame| f.code.into()))),
+                Some(Ok(Message::Text(text))) => {
+                    return Ok(serde_json::from_str(&text).expect("server frames are JSON"));
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Err(End::Closed(frame.map(|f: CloseFrame| f.code.into())));
+                }
                 Some(Ok(_)) => continue,
                 Some(Err(_)) | None => return Err(End::Closed(None)),
             }
@@ -105,7 +125,9 @@ impl Client {
 
     async fn next_raw(&mut self) -> Value {
         loop {
-            let message = tokio::time::timeout(WAIT, self.ws.next()).await.expect("a frame within the wait");
+            let message = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a frame within the wait");
             match message {
                 Some(Ok(Message::Text(text))) => return serde_json::from_str(&text).expect("JSON"),
                 Some(Ok(Message::Close(frame))) => panic!("socket closed: {frame:?}"),
