@@ -124,12 +124,18 @@ pub struct Outcome {
 impl Outcome {
     /// A win for `seat`.
     pub fn win(seat: Seat, reason: EndReason) -> Self {
-        Outcome { winner: Some(seat), reason }
+        Outcome {
+            winner: Some(seat),
+            reason,
+        }
     }
 
     /// A draw.
     pub fn draw(reason: EndReason) -> Self {
-        Outcome { winner: None, reason }
+        Outcome {
+            winner: None,
+            reason,
+        }
     }
 }
 
@@ -177,7 +183,10 @@ pub struct RuleError {
 
 impl RuleError {
     pub fn new(code: RuleErrorCode, message: impl Into<String>) -> Self {
-        RuleError { code, message: message.into() }
+        RuleError {
+            code,
+            message: message.into(),
+        }
     }
 }
 
