@@ -35,3 +35,6 @@ pub use game::{Game, describe_outcome};
 pub use moves::Move;
 pub use perft::{perft, perft_divide};
 pub use position::{CountingFields, Position, Rights};
+
+#[cfg(test)]
+mod rulebook_tests;
