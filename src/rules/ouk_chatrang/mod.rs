@@ -38,3 +38,6 @@ pub use position::{CountingFields, Position, Rights};
 
 #[cfg(test)]
 mod rulebook_tests;
+
+#[cfg(test)]
+mod proptests;
