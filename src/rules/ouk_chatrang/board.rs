@@ -115,7 +115,9 @@ impl Iterator for Squares {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Color {
+    /// Upper-case FEN letters; moves first (O-1); seat 0.
     White,
+    /// Lower-case FEN letters; seat 1.
     Black,
 }
 
@@ -263,7 +265,9 @@ impl Role {
 /// A piece: a colour and a role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// Whose piece it is.
     pub color: Color,
+    /// What kind of piece it is.
     pub role: Role,
 }
 

@@ -58,7 +58,10 @@ impl Game {
     /// A game from a FEN (see [`Position::from_fen`]).
     ///
     /// A count in the FEN's fields 4–5 goes on; its escaping side and kind are read off the
-    /// position (see [`Game::counting`]) and its `started_ply` is 0. When the FEN shows no count
+    /// position (see [`Game::counting`]) and its `started_ply` is 0. Since a FEN does not say
+    /// where a board's honour began, such a count is not kept over a new piece's honour by
+    /// O-21(e) (as in Fairy-Stockfish without its `countStarted` hint); counts that start during
+    /// the game are. When the FEN shows no count
     /// but the side to move qualifies for one (O-21 a), the count starts here, at ply 0, so the
     /// written FEN then shows it. A position that is already over (mate, stalemate, insufficient
     /// material, exhausted count) gives a game that is over.

@@ -17,6 +17,8 @@
 //! Everything here is pure: no I/O, no clock, no randomness. Reading a FEN or a move never panics;
 //! every refusal is a [`RuleError`](crate::rules::RuleError) that says what is wrong.
 
+#![warn(missing_docs)]
+
 mod attacks;
 mod board;
 mod counting;
