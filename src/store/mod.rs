@@ -182,7 +182,11 @@ pub enum StoreError {
     UnsupportedUrl(String),
     /// The stored room version is not the expected one: another writer got there first.
     #[error("room {room_id} is at version {found}, expected {expected}")]
-    Conflict { room_id: Uuid, expected: i64, found: i64 },
+    Conflict {
+        room_id: Uuid,
+        expected: i64,
+        found: i64,
+    },
     /// A stored value this code cannot read (a corrupt or foreign row).
     #[error("corrupt row: {0}")]
     Corrupt(String),
