@@ -1,96 +1,45 @@
-//! Ouk Chatrang (Cambodian chess): PLACEHOLDER until the rules branch lands.
-#![allow(dead_code, unused_variables)]
-use serde::Serialize;
+//! Ouk Chatrang (Cambodian chess), as `../shared/rules/ouk-chatrang.md` (rules O-1..O-24) has it.
+//!
+//! Positions are Fairy-Stockfish `cambodian` FEN and moves are UCI, so that engine's tools can
+//! check ours; moves are shown to people in its SAN.
+//!
+//! The layers, bottom up:
+//! - [`board`](Board): squares, colours, pieces, where they stand (O-1, O-2);
+//! - `attacks`: what each piece attacks, compile-time tables (O-6..O-9);
+//! - [`Position`]: one FEN's worth of state, and playing a move on it (O-3..O-5, O-10, O-14);
+//! - `movegen`: legal moves without playing them, special first moves included (O-11..O-13);
+//! - `fen`, `san`, [`Move`] (UCI): the notations;
+//! - [`perft`]: move-generator counts on a bare [`Position`], fast;
+//! - `counting` (O-18..O-24) and `material` (O-17): rules that need more than one position;
+//! - [`Game`]: the history and the end of the game, behind the [`Rules`](crate::rules::Rules)
+//!   trait the server uses.
+//!
+//! Everything here is pure: no I/O, no clock, no randomness. Reading a FEN or a move never panics;
+//! every refusal is a [`RuleError`](crate::rules::RuleError) that says what is wrong.
 
-use super::{Applied, EndReason, Outcome, RuleError, Rules, Seat};
+#![warn(missing_docs)]
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Color {
-    White,
-    Black,
-}
+mod attacks;
+mod board;
+mod counting;
+mod fen;
+mod game;
+mod material;
+mod movegen;
+mod moves;
+mod perft;
+mod position;
+mod san;
 
-impl Color {
-    pub fn from_seat(seat: Seat) -> Color {
-        if seat == 0 {
-            Color::White
-        } else {
-            Color::Black
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Color::White => "white",
-            Color::Black => "black",
-        }
-    }
-}
+pub use board::{Bitboard, Board, Color, Piece, Role, Square};
+pub use counting::{Counting, CountingKind};
+pub use game::{Game, describe_outcome};
+pub use moves::Move;
+pub use perft::{perft, perft_divide};
+pub use position::{CountingFields, Position, Rights};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CountingKind {
-    Board,
-    Piece,
-}
+#[cfg(test)]
+mod rulebook_tests;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Counting {
-    pub kind: CountingKind,
-    pub count: u32,
-    pub limit: u32,
-    pub escaping: Color,
-    pub started_ply: u32,
-}
-
-#[derive(Clone, Debug)]
-pub struct Game;
-
-impl Game {
-    pub fn new() -> Game {
-        todo!()
-    }
-    pub fn from_fen(fen: &str) -> Result<Game, RuleError> {
-        todo!()
-    }
-    pub fn counting(&self) -> Option<Counting> {
-        todo!()
-    }
-}
-
-impl Rules for Game {
-    fn position(&self) -> String {
-        todo!()
-    }
-    fn to_move(&self) -> Option<Seat> {
-        todo!()
-    }
-    fn legal_moves(&self) -> Vec<String> {
-        todo!()
-    }
-    fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {
-        todo!()
-    }
-    fn outcome(&self) -> Option<Outcome> {
-        todo!()
-    }
-    fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {
-        todo!()
-    }
-}
-#[derive(Clone, Debug)]
-pub struct Position;
-impl Position {
-    pub fn from_fen(fen: &str) -> Result<Position, RuleError> {
-        todo!()
-    }
-    pub fn start() -> Position {
-        todo!()
-    }
-}
-pub fn perft(pos: &Position, depth: u32) -> u64 {
-    todo!()
-}
-pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
-    todo!()
-}
+#[cfg(test)]
+mod proptests;

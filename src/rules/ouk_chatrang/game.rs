@@ -1,0 +1,239 @@
+//! A game in progress: the position plus the history the rules need — the count (O-18..O-24),
+//! the positions seen (O-16) — and how the game ended (O-15, O-17, O-20, O-22).
+
+use super::board::{Bitboard, Color};
+use super::counting::{self, Count, Counting};
+use super::material;
+use super::moves::Move;
+use super::position::{Position, Rights};
+use super::san;
+use crate::rules::{Applied, EndReason, Outcome, RuleError, RuleErrorCode, Rules, Seat};
+
+/// What makes two positions "the same" for repetition (O-16, **Decision**): the board, the side
+/// to move and the special first-move rights; not the clocks or the count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RepetitionKey {
+    by_color: [Bitboard; 2],
+    by_role: [Bitboard; 6],
+    side: Color,
+    rights: Rights,
+}
+
+impl RepetitionKey {
+    fn of(pos: &Position) -> RepetitionKey {
+        let (by_color, by_role) = pos.board.bitboards();
+        RepetitionKey {
+            by_color,
+            by_role,
+            side: pos.side,
+            rights: pos.rights,
+        }
+    }
+}
+
+/// A game of Ouk Chatrang: seat 0 plays White, seat 1 Black. Implements [`Rules`]: moves are UCI,
+/// positions Fairy-Stockfish `cambodian` FEN, display notation SAN.
+///
+/// After every ply the game applies the counting rules (O-21) and checks, in this order:
+/// checkmate (O-15; it wins even while counting, O-22), stalemate (draw), insufficient material
+/// (O-17, automatic draw), an exhausted count (O-20, draw). Threefold repetition (O-16) is never
+/// automatic: the player to move may claim it with [`Rules::claim_draw`].
+#[derive(Clone, Debug)]
+pub struct Game {
+    position: Position,
+    count: Option<Count>,
+    /// Moves played in this game.
+    ply: u32,
+    /// One key per position of this game, the start included.
+    seen: Vec<RepetitionKey>,
+    outcome: Option<Outcome>,
+}
+
+impl Game {
+    /// A game from the start position (O-3).
+    pub fn new() -> Game {
+        Game::from_position(Position::start())
+    }
+
+    /// A game from a FEN (see [`Position::from_fen`]).
+    ///
+    /// A count in the FEN's fields 4–5 goes on; its escaping side and kind are read off the
+    /// position (see [`Game::counting`]) and its `started_ply` is 0. Since a FEN does not say
+    /// where a board's honour began, such a count is not kept over a new piece's honour by
+    /// O-21(e) (as in Fairy-Stockfish without its `countStarted` hint); counts that start during
+    /// the game are. When the FEN shows no count
+    /// but the side to move qualifies for one (O-21 a), the count starts here, at ply 0, so the
+    /// written FEN then shows it. A position that is already over (mate, stalemate, insufficient
+    /// material, exhausted count) gives a game that is over.
+    ///
+    /// Errors: `BadPosition` when the FEN cannot be read or describes an impossible position.
+    pub fn from_fen(fen: &str) -> Result<Game, RuleError> {
+        Ok(Game::from_position(Position::from_fen(fen)?))
+    }
+
+    fn from_position(position: Position) -> Game {
+        let count = match position.counting {
+            Some(fields) => Some(Count::from_fen_fields(&position, fields)),
+            None => counting::start(&position, 0),
+        };
+        let position = position.with_counting(count.map(|c| c.fields()));
+        let mut game = Game {
+            position,
+            count,
+            ply: 0,
+            seen: vec![RepetitionKey::of(&position)],
+            outcome: None,
+        };
+        game.outcome = game.judge();
+        game
+    }
+
+    /// The current position.
+    pub fn current(&self) -> &Position {
+        &self.position
+    }
+
+    /// The number of moves played in this game (its ply).
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// The counting state (O-24), `Some` while a count runs (also after a game that ended while
+    /// counting). For a count read from a FEN the escaping side is the side to move when the
+    /// counting ply is even, the kind is piece's honour when that side has only its King and no
+    /// pawn is left (else board's honour), and `started_ply` is 0.
+    pub fn counting(&self) -> Option<Counting> {
+        self.count.map(|c| c.public())
+    }
+
+    /// How often the current position (board, side to move, rights) has occurred in this game,
+    /// this time included (O-16).
+    pub fn repetitions(&self) -> usize {
+        let now = RepetitionKey::of(&self.position);
+        self.seen.iter().filter(|&&key| key == now).count()
+    }
+
+    /// How the game stands after a ply: mate or stalemate first, then O-17, then O-20.
+    fn judge(&self) -> Option<Outcome> {
+        let pos = &self.position;
+        if !pos.has_legal_move() {
+            return Some(if pos.is_check() {
+                Outcome::win((!pos.side).seat(), EndReason::Checkmate)
+            } else {
+                Outcome::draw(EndReason::Stalemate)
+            });
+        }
+        if material::is_insufficient(&pos.board) {
+            return Some(Outcome::draw(EndReason::InsufficientMaterial));
+        }
+        if self.count.is_some_and(|c| c.is_exhausted()) {
+            return Some(Outcome::draw(EndReason::Counting));
+        }
+        None
+    }
+
+    fn game_over(&self) -> RuleError {
+        RuleError::new(RuleErrorCode::GameOver, "the game is over")
+    }
+
+    fn apply(&mut self, mv: Move, legal: &[Move]) -> Applied {
+        let display = san::san(&self.position, mv, legal);
+        let before = self.position;
+        let after = before.play_unchecked(mv);
+        self.ply = self.ply.saturating_add(1);
+        self.count = counting::after_ply(self.count, &before, mv, &after, self.ply);
+        self.position = after.with_counting(self.count.map(|c| c.fields()));
+        self.seen.push(RepetitionKey::of(&self.position));
+        self.outcome = self.judge();
+        Applied {
+            notation: mv.to_string(),
+            display,
+            outcome: self.outcome,
+        }
+    }
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Game::new()
+    }
+}
+
+impl Rules for Game {
+    fn position(&self) -> String {
+        self.position.to_string()
+    }
+
+    fn to_move(&self) -> Option<Seat> {
+        match self.outcome {
+            Some(_) => None,
+            None => Some(self.position.side.seat()),
+        }
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        match self.outcome {
+            Some(_) => Vec::new(),
+            None => self.position.legal_uci(),
+        }
+    }
+
+    /// Plays a UCI move. A promotion may be written without its `m` (promotion is forced, O-10):
+    /// `g5g6` plays `g5g6m`, and `notation` gives the canonical `g5g6m`.
+    fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {
+        if self.outcome.is_some() {
+            return Err(self.game_over());
+        }
+        let legal = self.position.legal_moves();
+        let chosen = self.position.resolve_uci(mv, &legal)?;
+        Ok(self.apply(chosen, &legal))
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {
+        if self.outcome.is_some() {
+            return Err(self.game_over());
+        }
+        let cannot = |why: String| Err(RuleError::new(RuleErrorCode::CannotClaim, why));
+        if reason != EndReason::Repetition {
+            return cannot(format!(
+                "in Ouk Chatrang only a threefold repetition can be claimed (O-16), not {reason}"
+            ));
+        }
+        let side = self.position.side;
+        if by != side.seat() {
+            return cannot(format!(
+                "only the player to move ({side}) may claim a repetition"
+            ));
+        }
+        let times = self.repetitions();
+        if times < 3 {
+            return cannot(format!(
+                "this position has occurred {times} time{}; a claim needs 3 (O-16)",
+                if times == 1 { "" } else { "s" }
+            ));
+        }
+        let outcome = Outcome::draw(EndReason::Repetition);
+        self.outcome = Some(outcome);
+        Ok(outcome)
+    }
+}
+
+/// The result line the CLI prints after `khanate play`: `ongoing`, or the score and the reason,
+/// e.g. `1-0 checkmate`, `0-1 checkmate`, `1/2-1/2 counting`.
+pub fn describe_outcome(outcome: Option<Outcome>) -> String {
+    match outcome {
+        None => "ongoing".to_string(),
+        Some(Outcome { winner, reason }) => {
+            let score = match winner {
+                Some(0) => "1-0",
+                Some(_) => "0-1",
+                None => "1/2-1/2",
+            };
+            format!("{score} {reason}")
+        }
+    }
+}
