@@ -155,14 +155,6 @@ impl Color {
         self as usize
     }
 
-    /// The rank this colour's pieces start on, counted from White's side (rank 1 or rank 8).
-    pub(crate) const fn back_rank(self) -> u8 {
-        match self {
-            Color::White => 0,
-            Color::Black => 7,
-        }
-    }
-
     /// The rank a pawn of this colour promotes on (O-10: White rank 6, Black rank 3).
     pub(crate) const fn promotion_rank(self) -> u8 {
         match self {
@@ -367,7 +359,7 @@ impl Board {
     }
 }
 
-/// Whether `sq` is a light square (a1 is dark). Neangs never leave their square colour.
+/// The light squares (a1 is dark, b1 light). A Neang never leaves its square colour.
 pub(crate) const LIGHT_SQUARES: Bitboard = 0x55AA_55AA_55AA_55AA;
 
 #[cfg(test)]

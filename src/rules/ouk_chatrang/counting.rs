@@ -149,13 +149,18 @@ pub(crate) fn piece_honour_limit(board: &Board, chasing: Color) -> u32 {
     let rooks = board.pieces(chasing, Role::Rook).count_ones();
     let khons = board.pieces(chasing, Role::Khon).count_ones();
     let knights = board.pieces(chasing, Role::Knight).count_ones();
-    match () {
-        _ if rooks >= 2 => 8,
-        _ if rooks == 1 => 16,
-        _ if khons >= 2 => 22,
-        _ if knights >= 2 => 32,
-        _ if khons == 1 => 44,
-        _ => 64,
+    if rooks >= 2 {
+        8
+    } else if rooks == 1 {
+        16
+    } else if khons >= 2 {
+        22
+    } else if knights >= 2 {
+        32
+    } else if khons == 1 {
+        44
+    } else {
+        64
     }
 }
 

@@ -13,7 +13,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::board::{Board, Color, Piece, Role, Square};
+use super::board::{Board, Color, Piece, Role, Square, squares};
 use super::position::{CountingFields, Position, Rights};
 use crate::rules::{RuleError, RuleErrorCode};
 
@@ -161,7 +161,8 @@ fn parse_rights(text: &str, board: &Board, promoted: u64) -> Result<Rights, Rule
     }
     let mut rights = Rights::NONE;
     for c in text.chars() {
-        let Some(&(bit, letter, color, role)) = Rights::TABLE.iter().find(|entry| entry.1 == c)
+        let Some(&(bit, letter, color, role, home)) =
+            Rights::TABLE.iter().find(|entry| entry.1 == c)
         else {
             return Err(bad(format!(
                 "the rights (field 3) may hold only D, E, d, e (or be -), not {c:?}"
@@ -170,7 +171,6 @@ fn parse_rights(text: &str, board: &Board, promoted: u64) -> Result<Rights, Rule
         if rights.contains_bit(bit) {
             return Err(bad(format!("the rights (field 3) repeat {letter}")));
         }
-        let home = home_square(letter);
         let piece = Piece { color, role };
         if board.piece_at(home) != Some(piece) || promoted & home.bit() != 0 {
             return Err(bad(format!(
@@ -181,12 +181,6 @@ fn parse_rights(text: &str, board: &Board, promoted: u64) -> Result<Rights, Rule
         rights = rights.with_bit(bit);
     }
     Ok(rights)
-}
-
-fn home_square(letter: char) -> Square {
-    let file = letter.to_ascii_lowercase() as u8 - b'a';
-    let rank = if letter.is_ascii_uppercase() { 0 } else { 7 };
-    Square::from_index(u32::from(rank * 8 + file))
 }
 
 fn parse_number(text: &str, what: &str) -> Result<u32, RuleError> {
@@ -219,7 +213,7 @@ fn validate(pos: &Position) -> Result<(), RuleError> {
             Color::White => !0 << (8 * rank),
             Color::Black => !0 >> (8 * (7 - rank)),
         };
-        if let Some(sq) = super::board::squares(board.pieces(color, Role::Pawn) & beyond).next() {
+        if let Some(sq) = squares(board.pieces(color, Role::Pawn) & beyond).next() {
             return Err(bad(format!(
                 "the {color} pawn on {sq} is on or past its promotion rank, where it would be a Neang (O-10)"
             )));
@@ -268,7 +262,7 @@ impl fmt::Display for Position {
         if self.rights.is_empty() {
             f.write_str("-")?;
         }
-        for (bit, letter, _, _) in Rights::TABLE {
+        for (bit, letter, ..) in Rights::TABLE {
             if self.rights.contains_bit(bit) {
                 write!(f, "{letter}")?;
             }

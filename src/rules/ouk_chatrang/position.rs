@@ -28,12 +28,12 @@ impl Rights {
     const BLACK_NEANG: u8 = 4;
     const BLACK_KING: u8 = 8;
 
-    /// The rights in FEN order with their letters and the home square each belongs to.
-    pub(crate) const TABLE: [(u8, char, Color, Role); 4] = [
-        (Rights::WHITE_KING, 'D', Color::White, Role::King),
-        (Rights::WHITE_NEANG, 'E', Color::White, Role::Neang),
-        (Rights::BLACK_NEANG, 'd', Color::Black, Role::Neang),
-        (Rights::BLACK_KING, 'e', Color::Black, Role::King),
+    /// The rights in FEN order: bit, letter, and the piece and home square each belongs to.
+    pub(crate) const TABLE: [(u8, char, Color, Role, Square); 4] = [
+        (Rights::WHITE_KING, 'D', Color::White, Role::King, SQ_D1),
+        (Rights::WHITE_NEANG, 'E', Color::White, Role::Neang, SQ_E1),
+        (Rights::BLACK_NEANG, 'd', Color::Black, Role::Neang, SQ_D8),
+        (Rights::BLACK_KING, 'e', Color::Black, Role::King, SQ_E8),
     ];
 
     /// Whether `color`'s King may still leap (O-12).
@@ -76,11 +76,11 @@ impl Rights {
     /// The rights tied to `sq`: moving from it, or capturing on it, ends them (O-14 a, b).
     #[inline]
     fn tied_to(sq: Square) -> u8 {
-        match sq.index() {
-            3 => Rights::WHITE_KING,
-            4 => Rights::WHITE_NEANG,
-            59 => Rights::BLACK_NEANG,
-            60 => Rights::BLACK_KING,
+        match sq {
+            SQ_D1 => Rights::WHITE_KING,
+            SQ_E1 => Rights::WHITE_NEANG,
+            SQ_D8 => Rights::BLACK_NEANG,
+            SQ_E8 => Rights::BLACK_KING,
             _ => 0,
         }
     }
@@ -109,16 +109,14 @@ pub(crate) fn neang_leap_target(color: Color) -> Square {
     }
 }
 
-/// Where a King leap from home may land: a knight move onto the next rank (O-12).
+/// Where a King leap from home may land: a knight move onto the rank directly in front of him
+/// (O-12): b2 or f2 for White, c7 or g7 for Black.
 pub(crate) fn king_leap_targets(color: Color) -> Bitboard {
-    attacks::knight(king_home(color)) & (0xFF << (8 * next_rank(color.back_rank(), color)))
-}
-
-fn next_rank(rank: u8, color: Color) -> u8 {
-    match color {
-        Color::White => rank + 1,
-        Color::Black => rank - 1,
-    }
+    let front_rank: Bitboard = match color {
+        Color::White => 0xFF << 8,
+        Color::Black => 0xFF << 48,
+    };
+    attacks::knight(king_home(color)) & front_rank
 }
 
 const SQ_D1: Square = sq(3, 0);
