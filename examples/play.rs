@@ -29,8 +29,15 @@ struct Seat {
 }
 
 impl Seat {
-    async fn hello(ws_url: &str, name: &'static str, room: &str, token: Option<&str>) -> anyhow::Result<Seat> {
-        let (ws, _) = tokio_tungstenite::connect_async(ws_url).await.context("WebSocket connect")?;
+    async fn hello(
+        ws_url: &str,
+        name: &'static str,
+        room: &str,
+        token: Option<&str>,
+    ) -> anyhow::Result<Seat> {
+        let (ws, _) = tokio_tungstenite::connect_async(ws_url)
+            .await
+            .context("WebSocket connect")?;
         let mut seat = Seat { name, ws };
         let mut d = json!({"protocol": 1, "room": room});
         if let Some(token) = token {
@@ -42,7 +49,9 @@ impl Seat {
 
     async fn send(&mut self, frame: Value) -> anyhow::Result<()> {
         println!("{:>9} -> {frame}", self.name);
-        self.ws.send(Message::Text(frame.to_string().into())).await?;
+        self.ws
+            .send(Message::Text(frame.to_string().into()))
+            .await?;
         Ok(())
     }
 
@@ -73,7 +82,9 @@ impl Seat {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let base = std::env::args().nth(1).unwrap_or_else(|| "http://127.0.0.1:8080".to_owned());
+    let base = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "http://127.0.0.1:8080".to_owned());
     let ws_url = format!("{}/ws", base.replacen("http", "ws", 1));
     let http = reqwest::Client::new();
 
@@ -100,30 +111,52 @@ async fn main() -> anyhow::Result<()> {
     let mut white = Seat::hello(&ws_url, "white", code, created["seat_token"].as_str()).await?;
     let mut black = Seat::hello(&ws_url, "black", code, joined["seat_token"].as_str()).await?;
     let mut spectator = Seat::hello(&ws_url, "spectator", &room_id, None).await?;
-    let mut v = white.until("snapshot").await?["v"].as_i64().context("version")?;
+    let mut v = white.until("snapshot").await?["v"]
+        .as_i64()
+        .context("version")?;
     black.until("snapshot").await?;
     spectator.until("snapshot").await?;
 
     let opening = ["e3e4", "d6d5", "e4d5", "e8c7", "d1b2", "b8d7"];
     for (i, mv) in opening.iter().enumerate() {
-        let (mover, other) = if i % 2 == 0 { (&mut white, &mut black) } else { (&mut black, &mut white) };
+        let (mover, other) = if i % 2 == 0 {
+            (&mut white, &mut black)
+        } else {
+            (&mut black, &mut white)
+        };
         mover.send(json!({"t": "move", "cid": format!("{}-{i}", mover.name), "d": {"move": mv, "v": v}})).await?;
-        v = mover.until("ack").await?["d"]["v"].as_i64().context("acked version")?;
+        v = mover.until("ack").await?["d"]["v"]
+            .as_i64()
+            .context("acked version")?;
         other.until("moved").await?;
         spectator.until("moved").await?;
     }
 
-    white.send(json!({"t": "offer_draw", "cid": "white-draw", "d": {}})).await?;
+    white
+        .send(json!({"t": "offer_draw", "cid": "white-draw", "d": {}}))
+        .await?;
     white.until("ack").await?;
     let offer = black.until("offer").await?;
-    black.send(json!({"t": "accept", "cid": "black-accept", "d": {"offer": offer["d"]["id"]}})).await?;
+    black
+        .send(json!({"t": "accept", "cid": "black-accept", "d": {"offer": offer["d"]["id"]}}))
+        .await?;
     black.until("ack").await?;
     white.until("game_over").await?;
     spectator.until("game_over").await?;
 
-    let record: Value = http.get(format!("{base}/api/games/{room_id}")).send().await?.json().await?;
+    let record: Value = http
+        .get(format!("{base}/api/games/{room_id}"))
+        .send()
+        .await?
+        .json()
+        .await?;
     println!("GET /api/games/{room_id} -> {record}");
-    let pgn = http.get(format!("{base}/api/games/{room_id}/pgn")).send().await?.text().await?;
+    let pgn = http
+        .get(format!("{base}/api/games/{room_id}/pgn"))
+        .send()
+        .await?
+        .text()
+        .await?;
     println!("GET /api/games/{room_id}/pgn ->\n{pgn}");
     Ok(())
 }

@@ -41,7 +41,7 @@ async fn play(
     let ack = mover.next_of("ack").await;
     let expected = if outcome.is_some() { v + 2 } else { v + 1 };
     assert_eq!(ack["d"], json!({"cid": cid, "v": expected}));
-    assert_eq!(other.next_of("moved").await["d"]["move"], mv);
+    assert_eq!(other.event("moved", v + 1).await["d"]["move"], mv);
     expected
 }
 

@@ -89,6 +89,11 @@ async fn presence_follows_a_seats_first_and_last_connection() {
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let (black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
+    // Each connection sees its own seat arrive, then the other.
+    assert_eq!(
+        white.next_of("presence").await["d"],
+        json!({"seat": 0, "connected": true})
+    );
     let presence = white.next_of("presence").await;
     assert_eq!(presence["d"], json!({"seat": 1, "connected": true}));
     assert!(
@@ -114,44 +119,55 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
 
     white.command("offer_draw", "o1", json!({})).await;
-    assert_eq!(white.next_of("ack").await["d"]["v"], 4);
+    assert_eq!(white.answer("o1").await["d"]["v"], 4);
+    assert_eq!(
+        white.next_of("offer").await["v"],
+        4,
+        "the offerer sees its offer too"
+    );
     let offer = black.next_of("offer").await;
     assert_eq!(offer["d"], json!({"id": 1, "kind": "draw", "by": 0}));
     // Offering again changes nothing.
     white.command("offer_draw", "o2", json!({})).await;
-    assert_eq!(white.next_of("ack").await["d"]["v"], 4);
+    assert_eq!(white.answer("o2").await["d"]["v"], 4);
     // White may still move on its own offer's version: the position has not changed since 3.
     white.send_move("m1", "e3e4", 3).await;
-    assert_eq!(white.next_of("ack").await["d"]["v"], 5);
+    assert_eq!(white.answer("m1").await["d"]["v"], 5);
     // Black moves instead of answering: the offer is declined with the move.
     black.send_move("m2", "d6d5", 5).await;
-    assert_eq!(black.next_of("ack").await["d"]["v"], 7);
-    assert_eq!(white.next_of("offer_declined").await["d"], json!({"id": 1}));
+    assert_eq!(black.answer("m2").await["d"]["v"], 7);
+    assert_eq!(
+        white.event("offer_declined", 7).await["d"],
+        json!({"id": 1})
+    );
     black.command("accept", "a1", json!({"offer": 1})).await;
-    assert_eq!(black.next_of("reject").await["d"]["code"], "no_such_offer");
+    assert_eq!(black.answer("a1").await["d"]["code"], "no_such_offer");
 
     // A declined offer.
     black.command("offer_draw", "o3", json!({})).await;
-    let offer = white.next_of("offer").await;
+    let offer = white.event("offer", 8).await;
     assert_eq!(offer["d"]["id"], 2);
     white.command("decline", "d1", json!({"offer": 2})).await;
-    assert_eq!(white.next_of("ack").await["d"]["v"], 9);
-    assert_eq!(black.next_of("offer_declined").await["d"], json!({"id": 2}));
+    assert_eq!(white.answer("d1").await["d"]["v"], 9);
+    assert_eq!(
+        black.event("offer_declined", 9).await["d"],
+        json!({"id": 2})
+    );
 
     // An accepted offer ends the game as a draw by agreement.
     white.command("offer_draw", "o4", json!({})).await;
-    let offer = black.next_of("offer").await;
+    let offer = black.event("offer", 10).await;
     black
         .command("accept", "a2", json!({"offer": offer["d"]["id"]}))
         .await;
-    assert_eq!(black.next_of("ack").await["d"]["v"], 11);
+    assert_eq!(black.answer("a2").await["d"]["v"], 11);
     let over = white.next_of("game_over").await;
     assert_eq!(
         over["d"]["result"],
         json!({"winner": null, "reason": "agreement"})
     );
     white.send_move("late", "a3a4", 11).await;
-    assert_eq!(white.next_of("reject").await["d"]["code"], "game_over");
+    assert_eq!(white.answer("late").await["d"]["code"], "game_over");
 
     let game = server
         .store

@@ -123,6 +123,38 @@ impl Client {
         }
     }
 
+    /// The `ack` or `reject` answering `cid`; other frames are kept for later reads.
+    pub async fn answer(&mut self, cid: &str) -> Value {
+        let is_answer = |f: &Value| (f["t"] == "ack" || f["t"] == "reject") && f["d"]["cid"] == cid;
+        if let Some(i) = self.pending.iter().position(is_answer) {
+            return self.pending.remove(i);
+        }
+        loop {
+            let frame = self.next_raw().await;
+            if is_answer(&frame) {
+                return frame;
+            }
+            self.pending.push(frame);
+        }
+    }
+
+    /// The event of type `t` at version `v`; older events of that type still waiting are dropped,
+    /// other frames are kept for later reads.
+    pub async fn event(&mut self, t: &str, v: i64) -> Value {
+        self.pending
+            .retain(|f| !(f["t"] == t && f["v"].as_i64().is_some_and(|fv| fv < v)));
+        loop {
+            let frame = self.next_of(t).await;
+            if frame["v"] == v {
+                return frame;
+            }
+            assert!(
+                frame["v"].as_i64().is_some_and(|fv| fv < v),
+                "expected {t} v{v}, got {frame}"
+            );
+        }
+    }
+
     async fn next_raw(&mut self) -> Value {
         loop {
             let message = tokio::time::timeout(WAIT, self.ws.next())
