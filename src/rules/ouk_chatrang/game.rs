@@ -221,19 +221,3 @@ impl Rules for Game {
         Ok(outcome)
     }
 }
-
-/// The result line the CLI prints after `khanate play`: `ongoing`, or the score and the reason,
-/// e.g. `1-0 checkmate`, `0-1 checkmate`, `1/2-1/2 counting`.
-pub fn describe_outcome(outcome: Option<Outcome>) -> String {
-    match outcome {
-        None => "ongoing".to_string(),
-        Some(Outcome { winner, reason }) => {
-            let score = match winner {
-                Some(0) => "1-0",
-                Some(_) => "0-1",
-                None => "1/2-1/2",
-            };
-            format!("{score} {reason}")
-        }
-    }
-}

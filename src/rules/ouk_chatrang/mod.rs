@@ -33,7 +33,7 @@ mod san;
 
 pub use board::{Bitboard, Board, Color, Piece, Role, Square};
 pub use counting::{Counting, CountingKind};
-pub use game::{Game, describe_outcome};
+pub use game::Game;
 pub use moves::Move;
 pub use perft::{perft, perft_divide};
 pub use position::{CountingFields, Position, Rights};
