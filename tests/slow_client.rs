@@ -1,0 +1,98 @@
+//! A connection that cannot keep up never blocks its room: when its outbound queue is full the room
+//! drops it (its queue closes, which makes the socket writer close with 1013 so the client resyncs)
+//! and goes on serving everyone else.
+
+mod support;
+
+use khanate::protocol::Command;
+use khanate::room::Outbound;
+use khanate::room::registry::{NewRoom, Registry};
+use khanate::room::state::SeatChoice;
+use khanate::rules::GameKind;
+use khanate::store::{Store, Visibility};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+fn text(out: Outbound) -> Value {
+    match out {
+        Outbound::Text(text) => serde_json::from_str(&text).expect("JSON"),
+        Outbound::Close(code, reason) => panic!("close {code} {reason}"),
+    }
+}
+
+#[tokio::test]
+async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
+    let (_file, url) = support::db::fresh_sqlite_url();
+    let store = Store::connect(&url).await.unwrap();
+    let registry = Registry::new(store);
+    let created = registry
+        .create(NewRoom {
+            kind: GameKind::OukChatrang,
+            start_position: None,
+            options: json!({}),
+            visibility: Visibility::Private,
+            seat: SeatChoice::Number(0),
+            name: None,
+        })
+        .await
+        .unwrap();
+    let room = created.room;
+    let black = room.join(SeatChoice::Random, None).await.unwrap();
+
+    // A spectator whose queue holds 2 frames and who never reads: welcome and snapshot fill it.
+    let (slow_tx, mut slow_rx) = mpsc::channel(2);
+    room.connect(None, None, slow_tx).await.unwrap();
+    // The players read everything.
+    let (white_tx, mut white_rx) = mpsc::channel(64);
+    let white = room
+        .connect(Some(created.joined.seat_token), None, white_tx)
+        .await
+        .unwrap();
+    let (black_tx, mut black_rx) = mpsc::channel(64);
+    let black_conn = room
+        .connect(Some(black.seat_token), None, black_tx)
+        .await
+        .unwrap();
+
+    let moves = ["e3e4", "d6d5", "e4d5", "e8c7"];
+    let mut v = 3;
+    for (i, mv) in moves.iter().enumerate() {
+        let (conn, rx) = if i % 2 == 0 {
+            (white.conn, &mut white_rx)
+        } else {
+            (black_conn.conn, &mut black_rx)
+        };
+        assert!(
+            room.command(
+                conn,
+                format!("m{i}"),
+                Command::Move {
+                    mv: (*mv).into(),
+                    v
+                }
+            )
+            .await
+        );
+        loop {
+            let frame = text(rx.recv().await.expect("the player's queue stays open"));
+            if frame["t"] == "ack" {
+                v = frame["d"]["v"].as_i64().unwrap();
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        v, 7,
+        "every move was accepted while the spectator did not read"
+    );
+
+    // The slow spectator got what fit in its queue, and then its queue was closed by the room.
+    assert_eq!(text(slow_rx.recv().await.unwrap())["t"], "welcome");
+    assert_eq!(text(slow_rx.recv().await.unwrap())["t"], "snapshot");
+    assert!(
+        slow_rx.recv().await.is_none(),
+        "the room dropped the slow connection"
+    );
+    let summary = room.summary().await.unwrap();
+    assert_eq!(summary.version, 7);
+}
