@@ -27,9 +27,9 @@ use crate::store::{Commit, SeatRow, Store, StoreError, now};
 /// snapshot (which also keeps the replay inside the connection's outbound queue).
 const MAX_REPLAY: i64 = (super::OUTBOUND_CAPACITY as i64) - 16;
 
-/// How many refused commands are remembered per room for idempotent retries (accepted ones are all
-/// remembered: they are in the event log).
-const REMEMBERED_REJECTS: usize = 256;
+/// How many answers that changed nothing (rejects, no-op acks) a room remembers for idempotent
+/// retries. Accepted commands that made events are all remembered: they are in the event log.
+const REMEMBERED_UNSTORED: usize = 256;
 
 /// One event of the log, with its public frame serialized once.
 pub(super) struct Logged {
@@ -52,32 +52,40 @@ enum Answer {
     Reject(Code, String),
 }
 
-/// The answers a room remembers.
+/// The answers a room gives again to a repeated `(seat, cid)`.
 #[derive(Default)]
 pub(super) struct Answers {
-    by_cid: HashMap<(Seat, String), Answer>,
-    rejects: VecDeque<(Seat, String)>,
+    /// Commands that made events, with the version of their last event: as lasting as the events
+    /// themselves (rebuilt from them after a restart).
+    stored: HashMap<(Seat, String), i64>,
+    /// Answers that changed nothing (rejects, and acks of commands without effect): only the latest
+    /// [`REMEMBERED_UNSTORED`], oldest first in `order`, so a client cannot grow them without bound.
+    unstored: HashMap<(Seat, String), Answer>,
+    order: VecDeque<(Seat, String)>,
 }
 
 impl Answers {
-    /// Remembers that the command `(seat, cid)` was accepted and made version `v`.
-    pub fn remember_ack(&mut self, seat: Seat, cid: String, v: i64) {
-        self.by_cid.insert((seat, cid), Answer::Ack(v));
+    /// Remembers that the command `(seat, cid)` was accepted and its last event is version `v`.
+    pub fn remember_stored(&mut self, seat: Seat, cid: String, v: i64) {
+        self.stored.insert((seat, cid), v);
     }
 
-    fn remember_reject(&mut self, seat: Seat, cid: String, code: Code, message: String) {
-        if self.rejects.len() == REMEMBERED_REJECTS
-            && let Some(old) = self.rejects.pop_front()
+    fn remember_unstored(&mut self, seat: Seat, cid: String, answer: Answer) {
+        if self.order.len() == REMEMBERED_UNSTORED
+            && let Some(old) = self.order.pop_front()
         {
-            self.by_cid.remove(&old);
+            self.unstored.remove(&old);
         }
-        self.rejects.push_back((seat, cid.clone()));
-        self.by_cid
-            .insert((seat, cid), Answer::Reject(code, message));
+        self.order.push_back((seat, cid.clone()));
+        self.unstored.insert((seat, cid), answer);
     }
 
-    fn get(&self, seat: Seat, cid: &str) -> Option<&Answer> {
-        self.by_cid.get(&(seat, cid.to_owned()))
+    fn get(&self, seat: Seat, cid: &str) -> Option<Answer> {
+        let key = (seat, cid.to_owned());
+        match self.stored.get(&key) {
+            Some(v) => Some(Answer::Ack(*v)),
+            None => self.unstored.get(&key).cloned(),
+        }
     }
 }
 
@@ -505,7 +513,7 @@ impl Actor {
             );
             return;
         };
-        if let Some(answer) = self.answers.get(seat, &cid).cloned() {
+        if let Some(answer) = self.answers.get(seat, &cid) {
             debug!(cid, "repeated cid: same answer");
             match answer {
                 Answer::Ack(v) => self.ack(conn, &cid, v),
@@ -517,34 +525,54 @@ impl Actor {
             Ok(events) => events,
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
-                self.answers.remember_reject(
-                    seat,
-                    cid.clone(),
-                    refusal.code,
-                    refusal.message.clone(),
-                );
+                let answer = Answer::Reject(refusal.code, refusal.message.clone());
+                self.answers.remember_unstored(seat, cid.clone(), answer);
                 self.reject(conn, &cid, refusal.code, refusal.message);
                 return;
             }
         };
-        let v = if events.is_empty() {
-            self.state.version
-        } else {
-            match self.persist(&events, Some((seat, Some(&cid))), None).await {
-                Ok(v) => v,
-                Err(NotStored) => {
-                    // Not remembered: a retry of this cid must try again.
-                    self.reject(
-                        conn,
-                        &cid,
-                        Code::Unavailable,
-                        "could not store the command; retry it".into(),
-                    );
-                    return;
-                }
+        if events.is_empty() {
+            let v = self.state.version;
+            self.answers
+                .remember_unstored(seat, cid.clone(), Answer::Ack(v));
+            self.ack(conn, &cid, v);
+            return;
+        }
+        match self.persist(&events, Some((seat, Some(&cid))), None).await {
+            Ok(v) => {
+                self.answers.remember_stored(seat, cid.clone(), v);
+                self.ack(conn, &cid, v);
             }
-        };
-        self.answers.remember_ack(seat, cid.clone(), v);
-        self.ack(conn, &cid, v);
+            Err(NotStored) => {
+                // Not remembered: a retry of this cid must try again.
+                let message = "could not store the command; retry it".to_owned();
+                self.reject(conn, &cid, Code::Unavailable, message);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unstored_answers_are_bounded_and_stored_acks_are_kept() {
+        let mut answers = Answers::default();
+        answers.remember_stored(0, "move-1".into(), 4);
+        for i in 0..=REMEMBERED_UNSTORED {
+            answers.remember_unstored(1, format!("offer-{i}"), Answer::Ack(4));
+        }
+        assert!(
+            answers.get(1, "offer-0").is_none(),
+            "the oldest unstored answer is forgotten"
+        );
+        assert!(matches!(
+            answers.get(1, &format!("offer-{REMEMBERED_UNSTORED}")),
+            Some(Answer::Ack(4))
+        ));
+        assert_eq!(answers.unstored.len(), REMEMBERED_UNSTORED);
+        assert!(matches!(answers.get(0, "move-1"), Some(Answer::Ack(4))));
+        assert!(answers.get(1, "move-1").is_none(), "cids are per seat");
     }
 }

@@ -266,7 +266,7 @@ fn restore(stored: StoredRoom, store: Store) -> Result<Actor, String> {
             .apply(row.v, &event, row.created_at)
             .map_err(|e| format!("room {}: {e}", room.id))?;
         if let (Some(seat), Some(cid)) = (row.seat, row.cid) {
-            answers.remember_ack(seat, cid, row.v);
+            answers.remember_stored(seat, cid, row.v);
         }
         log.push(Logged::new(row.v, event));
     }

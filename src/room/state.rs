@@ -66,7 +66,6 @@ pub struct SeatSlot {
 /// A move as played: canonical and display notation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayedMove {
-    pub seat: Seat,
     pub notation: String,
     pub display: String,
 }
@@ -352,12 +351,16 @@ impl RoomState {
                 self.position_version = v;
             }
             Event::Moved { seat, mv, .. } => {
+                if self.game.to_move() != Some(*seat) {
+                    return Err(format!(
+                        "stored move {mv} is by seat {seat}, who is not on move"
+                    ));
+                }
                 let applied = self
                     .game
                     .play(mv)
                     .map_err(|e| format!("stored move {mv}: {e}"))?;
                 self.moves.push(PlayedMove {
-                    seat: *seat,
                     notation: applied.notation,
                     display: applied.display,
                 });
