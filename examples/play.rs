@@ -85,6 +85,12 @@ async fn main() -> anyhow::Result<()> {
     let base = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "http://127.0.0.1:8080".to_owned());
+    if !base.starts_with("http://") {
+        println!(
+            "usage: cargo run --example play [-- http://HOST:PORT]  (default http://127.0.0.1:8080)"
+        );
+        return Ok(());
+    }
     let ws_url = format!("{}/ws", base.replacen("http", "ws", 1));
     let http = reqwest::Client::new();
 

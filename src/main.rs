@@ -1,6 +1,7 @@
 //! The `khanate` binary: `serve` (the default), `migrate`, and the rules tools `perft`, `moves`
 //! and `play`.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -11,7 +12,7 @@ use khanate::rules::GameKind;
 use khanate::store::Store;
 use tracing_subscriber::EnvFilter;
 
-/// Khanate: online rooms for Khan, Ouk Chatrang and Khan-Tsin.
+/// Khanate: online rooms for Ouk Chatrang (Cambodian chess); Khan and Khan-Tsin are coming.
 #[derive(Parser)]
 #[command(name = "khanate", version, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -71,7 +72,8 @@ fn init_tracing(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     match format {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),

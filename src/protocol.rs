@@ -1,4 +1,4 @@
-//! The wire contract of `../shared/PROTOCOL.md` (version 1) as serde types: every frame a client may
+//! The wire contract (protocol version 1, `docs/protocol.md`) as serde types: every frame a client may
 //! send, every event and answer the server sends, and the stable error codes.
 //!
 //! This module is plain data shared by `api` (which parses and writes frames) and `room` (which

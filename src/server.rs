@@ -1,11 +1,16 @@
-//! Starting and stopping a whole server: open the store (migrating it), restore unfinished rooms,
-//! listen, and shut down gracefully on request.
+//! Starting and stopping a whole server: listen, open the store (migrating it), restore unfinished
+//! rooms, serve, and shut down gracefully on request.
+//!
+//! Shutdown follows mini-redis: every WebSocket task holds a clone of one `mpsc::Sender<()>`, and
+//! shutting down waits until all clones are gone, so each client has been sent its 1012 close
+//! before the process exits.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::info;
 
@@ -19,9 +24,10 @@ use crate::store::{Store, StoreError};
 pub enum StartError {
     #[error("store: {0}")]
     Store(#[from] StoreError),
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         addr: SocketAddr,
+        #[source]
         source: std::io::Error,
     },
 }
@@ -34,30 +40,34 @@ pub struct Running {
     pub store: Store,
     shutdown: watch::Sender<bool>,
     task: JoinHandle<std::io::Result<()>>,
+    /// Yields `None` once every WebSocket task has ended.
+    connections_done: mpsc::Receiver<()>,
 }
 
-/// Opens the store, restores every unfinished room and starts listening.
+/// How long shutdown waits for WebSocket tasks to send their close frames.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Listens, opens the store, restores every unfinished room and starts serving.
 pub async fn start(config: Config) -> Result<Running, StartError> {
+    // Bind first: a taken port should fail before any database work.
+    let bind_error = |source| StartError::Bind {
+        addr: config.bind,
+        source,
+    };
+    let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
+    let addr = listener.local_addr().map_err(bind_error)?;
     let store = Store::connect(&config.database_url).await?;
     let registry = Arc::new(Registry::new(store.clone()));
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");
-    let listener = TcpListener::bind(config.bind)
-        .await
-        .map_err(|source| StartError::Bind {
-            addr: config.bind,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| StartError::Bind {
-        addr: config.bind,
-        source,
-    })?;
     let (shutdown, shutdown_rx) = watch::channel(false);
+    let (connection_open, connections_done) = mpsc::channel(1);
     let state = AppState {
         registry,
         store: store.clone(),
         config: Arc::new(config),
         shutdown: shutdown_rx.clone(),
+        connection_open,
     };
     let app = router(state);
     let mut stop = shutdown_rx;
@@ -73,18 +83,23 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         store,
         shutdown,
         task,
+        connections_done,
     })
 }
 
 impl Running {
-    /// Stops accepting, closes every WebSocket with 1012 (clients reconnect), and waits for
-    /// in-flight requests to finish. Commits already started complete: room tasks are not
-    /// cancelled, only their connections are.
-    pub async fn shutdown(self) -> std::io::Result<()> {
+    /// Stops accepting, closes every WebSocket with 1012 (clients reconnect with `last_v`), and
+    /// waits for in-flight requests to finish and for the close frames to be sent (at most 5 s).
+    /// Room tasks are not cancelled by this: a commit under way completes or, if the process then
+    /// exits, is never acknowledged.
+    pub async fn shutdown(mut self) -> std::io::Result<()> {
         let _ = self.shutdown.send(true);
-        match self.task.await {
+        let served = match self.task.await {
             Ok(result) => result,
             Err(e) => Err(std::io::Error::other(e)),
-        }
+        };
+        // The router (and its sender) is gone with the serve task; only live sockets hold one.
+        let _ = tokio::time::timeout(CLOSE_GRACE, self.connections_done.recv()).await;
+        served
     }
 }

@@ -7,19 +7,10 @@ mod support;
 
 use khanate::rules::Rules;
 use khanate::rules::ouk_chatrang::Game;
-use serde_json::{Value, json};
+use serde_json::json;
 use support::server::{Process, get, two_player_room};
 use support::ws::Client;
 use uuid::Uuid;
-
-fn first_recorded_game() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/ouk-chatrang/games.jsonl"
-    );
-    let text = std::fs::read_to_string(path).expect("games.jsonl");
-    serde_json::from_str(text.lines().next().expect("a game")).expect("JSON")
-}
 
 /// Sends `mv` for the side to move and waits for its ack; returns the new version.
 async fn play(
@@ -47,8 +38,9 @@ async fn play(
 
 #[tokio::test]
 async fn killed_server_loses_no_acknowledged_move_and_players_finish_after_restart() {
-    let url = support::db::fresh_postgres_url().await;
-    let record = first_recorded_game();
+    let db = support::db::fresh_postgres().await;
+    let url = db.url.clone();
+    let record = support::data::recorded_games().remove(0);
     let moves: Vec<String> = record["moves"]
         .as_array()
         .unwrap()

@@ -1,4 +1,4 @@
-//! Replays the 39 Fairy-Stockfish self-play games of `shared/data/ouk-chatrang/games.jsonl`
+//! Replays the 39 Fairy-Stockfish self-play games of `tests/data/ouk-chatrang/games.jsonl`
 //! through `Game`: every move must be legal, its SAN must match, the final FEN (counting fields
 //! and clocks included) must match, and the game must end as recorded.
 
@@ -20,7 +20,7 @@ struct Record {
 
 fn records() -> Vec<Record> {
     let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ouk-chatrang/games.jsonl");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ouk-chatrang/games.jsonl");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     text.lines()

@@ -30,8 +30,8 @@ async fn assert_unchanged(server: &TestServer, room_id: &str) {
 
 #[tokio::test]
 async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.next_of("snapshot").await;

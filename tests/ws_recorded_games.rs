@@ -1,4 +1,4 @@
-//! The first five recorded games of `../shared/data/ouk-chatrang/games.jsonl`, played to their end
+//! The first five recorded games of `tests/data/ouk-chatrang/games.jsonl`, played to their end
 //! through the real server on PostgreSQL by two WebSocket clients while a spectator watches: every
 //! ack, every broadcast position and counting state, the legal moves sent to the seat on move, the
 //! result, and the rows in the database.
@@ -12,17 +12,6 @@ use serde_json::{Value, json};
 use support::server::{TestServer, get, two_player_room};
 use support::ws::Client;
 use uuid::Uuid;
-
-fn recorded_games() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/ouk-chatrang/games.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    text.lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON game"))
-        .collect()
-}
 
 fn expected_winner(result: &str) -> Value {
     match result {
@@ -226,9 +215,9 @@ async fn play_through_server(server: &TestServer, record: &Value) {
 
 #[tokio::test]
 async fn first_five_recorded_games_play_to_their_end_over_websockets_on_postgres() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
-    let games = recorded_games();
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let games = support::data::recorded_games();
     for record in games.iter().take(5) {
         play_through_server(&server, record).await;
     }

@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 #[tokio::test]
 async fn a_retried_cid_after_a_dropped_connection_gets_the_same_ack_and_is_stored_once() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
@@ -53,8 +53,8 @@ async fn a_retried_cid_after_a_dropped_connection_gets_the_same_ack_and_is_store
 
 #[tokio::test]
 async fn reconnecting_seat_on_move_gets_missed_events_with_its_legal_moves() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.send_move("a", "e3e4", 3).await;
@@ -84,8 +84,8 @@ async fn reconnecting_seat_on_move_gets_missed_events_with_its_legal_moves() {
 
 #[tokio::test]
 async fn presence_follows_a_seats_first_and_last_connection() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let (black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
@@ -112,8 +112,8 @@ async fn presence_follows_a_seats_first_and_last_connection() {
 
 #[tokio::test]
 async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
@@ -182,8 +182,8 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
 
 #[tokio::test]
 async fn resignation_gives_the_game_to_the_opponent_and_pgn_records_it() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (room_id, code, white_token, _) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.send_move("m", "d1b2", 3).await;
@@ -216,8 +216,8 @@ async fn resignation_gives_the_game_to_the_opponent_and_pgn_records_it() {
 
 #[tokio::test]
 async fn threefold_repetition_can_be_claimed_by_the_player_to_move() {
-    let url = support::db::fresh_postgres_url().await;
-    let server = TestServer::start(&url).await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;

@@ -4,6 +4,7 @@
 //! straight from the store; they never decide a rule.
 
 mod error;
+mod invite;
 mod pgn;
 mod rest;
 mod ws;
@@ -14,7 +15,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use crate::config::Config;
 use crate::room::registry::Registry;
@@ -33,6 +34,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Becomes `true` when the server begins shutting down; connections then close with 1012.
     pub shutdown: watch::Receiver<bool>,
+    /// Held by every WebSocket task while it runs, so shutdown can wait for them (never sent on).
+    pub connection_open: mpsc::Sender<()>,
 }
 
 /// The whole HTTP surface.
@@ -44,6 +47,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{room_id}", get(rest::game_record))
         .route("/api/games/{room_id}/pgn", get(rest::game_pgn))
         .route("/ws", get(ws::upgrade))
+        .route("/r/{invite_code}", get(invite::invite_page))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .fallback(not_found)

@@ -104,6 +104,7 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
 }
 
 async fn connection(state: AppState, mut socket: WebSocket) {
+    let _open = state.connection_open.clone();
     let hello = match read_hello(&mut socket).await {
         Ok(hello) => hello,
         Err((code, close_code, message)) => {

@@ -2,7 +2,7 @@
 //!
 //! It is pure, synchronous and deterministic: no I/O, no async, no clock, no randomness. The server
 //! holds an [`AnyGame`] and asks it what is legal; it never knows a rule itself. Each game implements
-//! the [`Rules`] trait over its own text notations (see `../shared/rules/*.md`):
+//! the [`Rules`] trait over its own text notations (see `docs/rules/*.md`):
 //!
 //! - Ouk Chatrang: positions are Fairy-Stockfish `cambodian` FEN, moves are UCI ([`ouk_chatrang`]).
 //!
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GameKind {
-    /// Cambodian chess, `../shared/rules/ouk-chatrang.md`.
+    /// Cambodian chess, `docs/rules/ouk-chatrang.md`.
     OukChatrang,
 }
 

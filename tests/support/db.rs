@@ -1,14 +1,16 @@
 //! A fresh database per test, for both backends.
 //!
-//! - [`fresh_postgres_url`] creates a new, uniquely named database (`khanate_test_<uuid>`) on the
-//!   PostgreSQL server named by the `DATABASE_URL` environment variable and returns its URL. Without a
-//!   PostgreSQL `DATABASE_URL` it panics: PostgreSQL tests are never skipped silently. `scripts/test`
-//!   sets `DATABASE_URL`, starting a throwaway cluster when none is given.
+//! - [`fresh_postgres`] creates a new, uniquely named database (`khanate_test_<uuid>`) on the
+//!   PostgreSQL server named by the `DATABASE_URL` environment variable; the returned guard drops it
+//!   when the test ends (passed or failed), so tests leave nothing behind on a shared server. Without
+//!   a PostgreSQL `DATABASE_URL` it panics: PostgreSQL tests are never skipped silently.
+//!   `scripts/test` sets `DATABASE_URL`, starting a throwaway cluster when none is given.
 //! - [`fresh_sqlite_url`] names a new SQLite file under the system temp dir; the returned guard
 //!   deletes it (and its `-wal` / `-shm` companions) when dropped.
 
 use std::path::{Path, PathBuf};
 
+use khanate::config::mask_url;
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 use uuid::Uuid;
 
@@ -25,25 +27,33 @@ pub fn postgres_server_url() -> String {
         Ok(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => url,
         Ok(url) => panic!(
             "DATABASE_URL={:?} is not a postgres:// URL; PostgreSQL tests need one: {HOW_TO_RUN}",
-            redact(&url)
+            mask_url(&url)
         ),
         Err(_) => panic!("DATABASE_URL is not set; PostgreSQL tests need it: {HOW_TO_RUN}"),
     }
 }
 
-/// Creates a new empty database `khanate_test_<uuid simple>` on the `DATABASE_URL` server and
-/// returns its URL (the server URL with the database name replaced). Migrations are not applied
-/// (`Store::connect` does that).
+/// A test database on the PostgreSQL server, dropped (disconnecting whoever still uses it) when
+/// the guard is dropped.
+#[derive(Debug)]
+pub struct PgDatabase {
+    /// The database's URL: the `DATABASE_URL` server with the database name replaced.
+    pub url: String,
+    name: String,
+}
+
+/// Creates a new empty database `khanate_test_<uuid simple>` on the `DATABASE_URL` server.
+/// Migrations are not applied (`Store::connect` does that).
 ///
 /// Panics when `DATABASE_URL` is unusable (see [`postgres_server_url`]) or the database cannot be
 /// created.
-pub async fn fresh_postgres_url() -> String {
+pub async fn fresh_postgres() -> PgDatabase {
     let server = postgres_server_url();
     let name = format!("khanate_test_{}", Uuid::new_v4().simple());
     let mut conn = PgConnection::connect(&server).await.unwrap_or_else(|e| {
         panic!(
             "cannot connect to DATABASE_URL={:?}: {e}; {HOW_TO_RUN}",
-            redact(&server)
+            mask_url(&server)
         )
     });
     sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
@@ -51,28 +61,34 @@ pub async fn fresh_postgres_url() -> String {
         .await
         .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
     let _ = conn.close().await;
-    with_database(&server, &name)
+    PgDatabase {
+        url: with_database(&server, &name),
+        name,
+    }
 }
 
-/// Drops a database made by [`fresh_postgres_url`], disconnecting whoever still uses it. Best
-/// effort: errors are ignored (a left-over `khanate_test_*` database is harmless). Does nothing for
-/// a URL whose database is not a `khanate_test_` one.
-pub async fn drop_postgres_database(url: &str) {
-    let Some(name) = database_name(url).filter(|name| {
-        name.starts_with("khanate_test_")
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    }) else {
-        return;
-    };
-    let Ok(mut conn) = PgConnection::connect(&postgres_server_url()).await else {
-        return;
-    };
-    let _ = sqlx::query(AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&mut conn)
-    .await;
-    let _ = conn.close().await;
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        // Drop runs inside the test's runtime, which cannot be blocked on: use a runtime of its own
+        // on a thread of its own. Best effort: a left-over database is harmless.
+        let name = self.name.clone();
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async {
+                let mut conn = PgConnection::connect(&postgres_server_url()).await.ok()?;
+                let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                sqlx::query(AssertSqlSafe(sql))
+                    .execute(&mut conn)
+                    .await
+                    .ok()?;
+                conn.close().await.ok()
+            })
+        });
+        let _ = dropped.join();
+    }
 }
 
 /// A SQLite database file that is deleted, with its `-wal`, `-shm` and `-journal` files, on drop.
@@ -123,36 +139,4 @@ pub fn with_database(url: &str, name: &str) -> String {
         out.push_str(query);
     }
     out
-}
-
-/// The database name in a postgres URL's path.
-pub fn database_name(url: &str) -> Option<&str> {
-    let base = url.split('?').next()?;
-    let authority_start = base.find("://")? + 3;
-    let path_start = authority_start + base[authority_start..].find('/')?;
-    Some(&base[path_start + 1..]).filter(|name| !name.is_empty())
-}
-
-/// `url` with any password replaced by `***`, for messages.
-fn redact(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        return url.to_owned();
-    };
-    let authority_end = url[scheme_end..]
-        .find(['/', '?'])
-        .map_or(url.len(), |i| scheme_end + i);
-    match url[scheme_end..authority_end].rfind('@') {
-        Some(at) => {
-            let userinfo = &url[scheme_end..scheme_end + at];
-            match userinfo.split_once(':') {
-                Some((user, _password)) => format!(
-                    "{}{user}:***{}",
-                    &url[..scheme_end],
-                    &url[scheme_end + at..]
-                ),
-                None => url.to_owned(),
-            }
-        }
-        None => url.to_owned(),
-    }
 }

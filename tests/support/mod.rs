@@ -3,6 +3,7 @@
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod data;
 pub mod db;
 pub mod server;
 pub mod ws;

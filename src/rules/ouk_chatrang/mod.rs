@@ -1,4 +1,4 @@
-//! Ouk Chatrang (Cambodian chess), as `../shared/rules/ouk-chatrang.md` (rules O-1..O-24) has it.
+//! Ouk Chatrang (Cambodian chess), as `docs/rules/ouk-chatrang.md` (rules O-1..O-24) has it.
 //!
 //! Positions are Fairy-Stockfish `cambodian` FEN and moves are UCI, so that engine's tools can
 //! check ours; moves are shown to people in its SAN.

@@ -1,4 +1,4 @@
-//! One or more tests per rule of `../shared/rules/ouk-chatrang.md` (O-1..O-24), and its test
+//! One or more tests per rule of `docs/rules/ouk-chatrang.md` (O-1..O-24), and its test
 //! vectors (rights and counting). Perft rows are in `perft.rs`.
 
 use super::{Color, CountingKind, Game, Position};

@@ -1,0 +1,18 @@
+//! The recorded games of `tests/data/ouk-chatrang/games.jsonl` (a copy of the project's shared
+//! data: 39 Fairy-Stockfish self-play games with results and final FENs; see its README).
+
+use serde_json::Value;
+
+/// Every recorded game, in file order, as JSON objects with `id`, `result`, `reason`, `moves`,
+/// `san` and `final_fen`.
+pub fn recorded_games() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/ouk-chatrang/games.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .collect()
+}
