@@ -7,6 +7,8 @@
 //! `cid` but bad data can still be answered with a `reject` carrying that `cid`; then the `d` of the
 //! named type.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -40,6 +42,8 @@ pub mod close {
     /// The client could not keep up (its outbound queue filled), or the room was reloaded:
     /// reconnect with `last_v` to resync.
     pub const TRY_AGAIN: u16 = 1013;
+    /// The room's stored data cannot be read: reconnecting will not help until an operator acts.
+    pub const INTERNAL: u16 = 1011;
 }
 
 /// Reject and error codes. Stable: clients switch on them.
@@ -86,21 +90,22 @@ impl Code {
     }
 }
 
-/// The outer shape of every frame a client sends.
+/// The outer shape of every frame a client sends (a top-level `v` is allowed and ignored: a move
+/// carries its version in `d`).
 #[derive(Debug, Deserialize)]
 pub struct Envelope {
+    /// The message type.
     pub t: String,
-    #[serde(default)]
-    pub v: Option<i64>,
+    /// The client id of a command.
     #[serde(default)]
     pub cid: Option<String>,
     #[serde(default)]
     pub d: Option<Value>,
 }
 
-/// `hello`: binds the socket to a room, as a seat (with its token) or as a spectator.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// `hello`: binds the socket to a room, as a seat (with its token) or as a spectator. Fields this
+/// server does not know are ignored, so newer clients can say more.
+#[derive(Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct Hello {
     pub protocol: u32,
     /// A room id (UUID) or an invite code.
@@ -111,6 +116,18 @@ pub struct Hello {
     /// The last event version this client has; the server sends every later event, or a snapshot.
     #[serde(default)]
     pub last_v: Option<i64>,
+}
+
+impl fmt::Debug for Hello {
+    // By hand, so that no log line can ever show a seat token.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hello")
+            .field("protocol", &self.protocol)
+            .field("room", &self.room)
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("last_v", &self.last_v)
+            .finish()
+    }
 }
 
 /// A player's command (everything a client may send after `hello`, except `ping`).
@@ -158,13 +175,14 @@ pub enum Incoming {
     Command { cid: String, command: Command },
 }
 
-/// Why a client frame was refused: the code, a sentence, and the `cid` when the envelope had one.
+/// Why a client frame was refused (always `bad_message`): a sentence, and the `cid` when the
+/// envelope had one.
 #[derive(Debug, PartialEq, Eq)]
 pub struct BadFrame {
+    /// The frame's `cid`, when it could be read.
     pub cid: Option<String>,
+    /// What is wrong, for people.
     pub message: String,
-    /// False when the frame was not even a JSON object (counts towards the garbage limit).
-    pub parsed: bool,
 }
 
 #[derive(Deserialize)]
@@ -196,25 +214,21 @@ pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
     let value: Value = serde_json::from_str(text).map_err(|e| BadFrame {
         cid: None,
         message: format!("not JSON: {e}"),
-        parsed: false,
     })?;
     if !value.is_object() {
         return Err(BadFrame {
             cid: None,
             message: "a frame must be a JSON object".into(),
-            parsed: false,
         });
     }
     let env: Envelope = serde_json::from_value(value).map_err(|e| BadFrame {
         cid: None,
         message: format!("bad frame: {e}"),
-        parsed: true,
     })?;
     let cid = env.cid.clone();
     let bad = |message: String| BadFrame {
         cid: cid.clone(),
         message,
-        parsed: true,
     };
     let data = env.d.unwrap_or_else(|| Value::Object(Map::new()));
     fn data_of<T: for<'de> Deserialize<'de>>(t: &str, data: Value) -> Result<T, String> {
@@ -403,14 +417,6 @@ impl Event {
     pub fn from_parts(kind: &str, data: Value) -> Result<Event, serde_json::Error> {
         serde_json::from_value(serde_json::json!({"t": kind, "d": data}))
     }
-
-    /// Whether the event changes the position (so a move sent at an older version is stale).
-    pub fn changes_position(&self) -> bool {
-        matches!(
-            self,
-            Event::GameStarted { .. } | Event::Moved { .. } | Event::GameOver { .. }
-        )
-    }
 }
 
 /// `welcome`: the answer to a good hello.
@@ -517,9 +523,8 @@ mod tests {
     }
 
     #[test]
-    fn not_json_is_unparsed_bad_frame() {
+    fn not_json_is_a_bad_frame_without_cid() {
         let err = cmd("{nope").unwrap_err();
-        assert!(!err.parsed);
         assert_eq!(err.cid, None);
         assert!(err.message.starts_with("not JSON"), "{}", err.message);
     }
@@ -527,14 +532,12 @@ mod tests {
     #[test]
     fn json_array_is_not_a_frame() {
         let err = cmd("[1,2]").unwrap_err();
-        assert!(!err.parsed);
         assert_eq!(err.message, "a frame must be a JSON object");
     }
 
     #[test]
     fn unknown_type_keeps_the_cid() {
         let err = cmd(r#"{"t":"castle","cid":"x"}"#).unwrap_err();
-        assert!(err.parsed);
         assert_eq!(err.cid.as_deref(), Some("x"));
         assert_eq!(err.message, "unknown message type \"castle\"");
     }

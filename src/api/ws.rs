@@ -21,6 +21,7 @@ use crate::protocol::{
     Reject, close,
 };
 use crate::room::{ConnectError, OUTBOUND_CAPACITY, Outbound, RoomHandle};
+use crate::store::StoreError;
 
 /// How long a new socket may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -76,18 +77,23 @@ async fn hello_error(mut socket: WebSocket, code: Code, close_code: u16, message
 /// Waits for the first frame and reads it as a hello.
 async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)> {
     let bad = |message: String| (Code::BadHello, close::BAD_HELLO, message);
-    let first = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
-        Err(_) => return Err(bad("no hello within 10 s".into())),
-        Ok(None) => return Err(bad("closed before hello".into())),
-        Ok(Some(Err(e))) if is_too_big(&e) => {
-            return Err((
-                Code::BadHello,
-                close::TOO_BIG,
-                "frame larger than 8 KiB".into(),
-            ));
+    let deadline = tokio::time::Instant::now() + HELLO_TIMEOUT;
+    let first = loop {
+        match tokio::time::timeout_at(deadline, socket.recv()).await {
+            Err(_) => return Err(bad("no hello within 10 s".into())),
+            Ok(None) => return Err(bad("closed before hello".into())),
+            Ok(Some(Err(e))) if is_too_big(&e) => {
+                return Err((
+                    Code::BadHello,
+                    close::TOO_BIG,
+                    "frame larger than 8 KiB".into(),
+                ));
+            }
+            Ok(Some(Err(e))) => return Err(bad(format!("read error: {e}"))),
+            // Control frames may come first; tungstenite answers pings by itself.
+            Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
+            Ok(Some(Ok(message))) => break message,
         }
-        Ok(Some(Err(e))) => return Err(bad(format!("read error: {e}"))),
-        Ok(Some(Ok(message))) => message,
     };
     let Message::Text(text) = first else {
         return Err(bad("the first frame must be a hello text frame".into()));
@@ -116,6 +122,11 @@ async fn connection(state: AppState, mut socket: WebSocket) {
         Ok(None) => {
             let message = format!("no room {:?}", hello.room);
             return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message).await;
+        }
+        Err(StoreError::Corrupt(e)) => {
+            tracing::error!(error = %e, "a room's stored rows cannot be read");
+            let message = "this room's stored data cannot be read".to_owned();
+            return hello_error(socket, Code::Unavailable, close::INTERNAL, message).await;
         }
         Err(e) => {
             tracing::warn!(error = %e, "could not load a room for a hello");

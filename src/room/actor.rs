@@ -2,17 +2,21 @@
 //!
 //! One task per room is the only writer of its game, so commands need no locks and are totally
 //! ordered. The task awaits only the database: it sends to connections with `try_send` and drops a
-//! connection whose queue is full rather than wait for it.
+//! connection whose queue is full rather than wait for it. It stops (and the registry loads the room
+//! afresh when it is next needed) when it has been idle with nobody connected for [`ROOM_IDLE`], or
+//! when a commit's outcome is unknown.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tracing::{Instrument, debug, error, info, info_span, warn};
 
+use super::answers::{Answer, Answers};
+use super::commit::{Author, Staged, stage};
 use super::state::{RoomState, SeatChoice};
 use super::token::{hash_token, new_seat_token};
 use super::{
@@ -21,15 +25,14 @@ use super::{
 };
 use crate::protocol::{self, Ack, Code, Command, Event, Presence, Reject, Role, Welcome, close};
 use crate::rules::{Rules, Seat};
-use crate::store::{Commit, SeatRow, Store, StoreError, now};
+use crate::store::{Store, now};
 
 /// At most this many missed events are replayed to a reconnecting client; beyond, it gets a
 /// snapshot (which also keeps the replay inside the connection's outbound queue).
 const MAX_REPLAY: i64 = (super::OUTBOUND_CAPACITY as i64) - 16;
 
-/// How many answers that changed nothing (rejects, no-op acks) a room remembers for idempotent
-/// retries. Accepted commands that made events are all remembered: they are in the event log.
-const REMEMBERED_UNSTORED: usize = 256;
+/// How long a room with nobody connected stays in memory after its last request.
+pub const ROOM_IDLE: Duration = Duration::from_secs(10 * 60);
 
 /// One event of the log, with its public frame serialized once.
 pub(super) struct Logged {
@@ -45,120 +48,24 @@ impl Logged {
     }
 }
 
-/// The first answer given to a `(seat, cid)`, returned again on a retry.
-#[derive(Clone, Debug)]
-enum Answer {
-    Ack(i64),
-    Reject(Code, String),
-}
-
-/// The answers a room gives again to a repeated `(seat, cid)`.
-#[derive(Default)]
-pub(super) struct Answers {
-    /// Commands that made events, with the version of their last event: as lasting as the events
-    /// themselves (rebuilt from them after a restart).
-    stored: HashMap<(Seat, String), i64>,
-    /// Answers that changed nothing (rejects, and acks of commands without effect): only the latest
-    /// [`REMEMBERED_UNSTORED`], oldest first in `order`, so a client cannot grow them without bound.
-    unstored: HashMap<(Seat, String), Answer>,
-    order: VecDeque<(Seat, String)>,
-}
-
-impl Answers {
-    /// Remembers that the command `(seat, cid)` was accepted and its last event is version `v`.
-    pub fn remember_stored(&mut self, seat: Seat, cid: String, v: i64) {
-        self.stored.insert((seat, cid), v);
-    }
-
-    fn remember_unstored(&mut self, seat: Seat, cid: String, answer: Answer) {
-        if self.order.len() == REMEMBERED_UNSTORED
-            && let Some(old) = self.order.pop_front()
-        {
-            self.unstored.remove(&old);
-        }
-        self.order.push_back((seat, cid.clone()));
-        self.unstored.insert((seat, cid), answer);
-    }
-
-    fn get(&self, seat: Seat, cid: &str) -> Option<Answer> {
-        let key = (seat, cid.to_owned());
-        match self.stored.get(&key) {
-            Some(v) => Some(Answer::Ack(*v)),
-            None => self.unstored.get(&key).cloned(),
-        }
-    }
-}
-
 struct Conn {
     seat: Option<Seat>,
     out: mpsc::Sender<Outbound>,
 }
 
-/// A staged change was not stored (the database is unreachable, or another writer changed the
-/// room, which also marks the task stale); nothing changed.
+/// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
 struct NotStored;
-
-/// A command's effect computed but not yet stored: the state after it and the rows to write.
-pub(super) struct Staged {
-    pub next: RoomState,
-    pub commit: Commit,
-}
-
-/// Applies `events` to a copy of `state` and gathers the rows they add. `author` is the seat whose
-/// request made them and the command's cid; `new_token` the token hash of a seat being taken.
-pub(super) fn stage(
-    state: &RoomState,
-    events: &[Event],
-    author: Option<(Seat, Option<&str>)>,
-    new_token: Option<[u8; 32]>,
-    at: DateTime<Utc>,
-) -> Result<Staged, String> {
-    let mut next = state.clone();
-    for (event, v) in events.iter().zip(state.version + 1..) {
-        next.apply(v, event, at)?;
-    }
-    let seat = author.map(|(seat, _)| seat);
-    let seat_row = match (seat, new_token) {
-        (Some(seat), Some(token_hash)) => {
-            let slot = next
-                .seats
-                .get_mut(usize::from(seat))
-                .ok_or_else(|| format!("seat {seat} does not exist"))?;
-            slot.token_hash = Some(token_hash);
-            Some(SeatRow {
-                seat,
-                name: slot.name.clone(),
-                token_hash,
-                joined_at: at,
-            })
-        }
-        _ => None,
-    };
-    let cid = author.and_then(|(_, cid)| cid);
-    let (rows, mv, counting, game) = state.rows_for(&next, events, seat, cid, at);
-    let commit = Commit {
-        room_id: state.id,
-        expected_version: state.version,
-        status: next.status,
-        events: rows,
-        seat: seat_row,
-        mv,
-        counting,
-        game,
-    };
-    Ok(Staged { next, commit })
-}
 
 /// The room task's state.
 pub(super) struct Actor {
-    pub state: RoomState,
-    pub log: Vec<Logged>,
-    pub answers: Answers,
+    state: RoomState,
+    log: Vec<Logged>,
+    answers: Answers,
     conns: HashMap<u64, Conn>,
     next_conn: u64,
     store: Store,
-    /// Set when the database holds a newer version of the room than this task (another process
-    /// wrote it): the task stops and the registry loads the room afresh.
+    /// Set when this task's state may differ from the database (a commit failed, so it may or may
+    /// not have been written): the task stops and the registry loads the room afresh.
     stale: bool,
     /// `state.version`, readable by connections without asking the task.
     published_version: Arc<AtomicI64>,
@@ -179,6 +86,11 @@ impl Actor {
         }
     }
 
+    /// The room this task would run.
+    pub fn room_id(&self) -> uuid::Uuid {
+        self.state.id
+    }
+
     /// Starts the task and returns its handle.
     pub fn spawn(self) -> RoomHandle {
         let (tx, rx) = mpsc::channel(INBOX_CAPACITY);
@@ -196,40 +108,73 @@ impl Actor {
 
     async fn run(mut self, mut inbox: mpsc::Receiver<Request>) {
         debug!(version = self.state.version, "room task started");
-        while let Some(request) = inbox.recv().await {
-            match request {
-                Request::Join {
-                    choice,
-                    name,
-                    reply,
-                } => {
-                    let _ = reply.send(self.join(choice, name).await);
+        loop {
+            let request = if self.conns.is_empty() {
+                match tokio::time::timeout(ROOM_IDLE, inbox.recv()).await {
+                    Ok(request) => request,
+                    Err(_) => {
+                        debug!("idle with nobody connected: leaving memory");
+                        break;
+                    }
                 }
-                Request::Connect {
-                    token,
-                    last_v,
-                    out,
-                    reply,
-                } => {
-                    let _ = reply.send(self.connect(token, last_v, out));
-                }
-                Request::Disconnect { conn } => self.disconnect(conn),
-                Request::Command { conn, cid, command } => self.command(conn, cid, command).await,
-                Request::Summary { reply } => {
-                    let _ = reply.send(self.summary());
-                }
-            }
+            } else {
+                inbox.recv().await
+            };
+            let Some(request) = request else { break };
+            self.handle(request).await;
             if self.stale {
                 break;
             }
         }
-        // Stopping with live connections: tell them to reconnect (the registry will reload us).
+        // From here on the handle reads as closed, so the registry loads the room afresh; what is
+        // already queued is answered "gone".
+        inbox.close();
+        while let Ok(request) = inbox.try_recv() {
+            match request {
+                Request::Join { reply, .. } => {
+                    let _ = reply.send(Err(JoinError::Unavailable));
+                }
+                Request::Connect { reply, .. } => {
+                    let _ = reply.send(Err(ConnectError::Gone));
+                }
+                Request::Command { conn, cid, .. } => {
+                    let message = "the room is reloading; retry the same cid".to_owned();
+                    self.reject(conn, &cid, Code::Unavailable, message);
+                }
+                Request::Disconnect { .. } | Request::Summary { .. } => {}
+            }
+        }
         for conn in self.conns.values() {
             let _ = conn
                 .out
-                .try_send(Outbound::Close(close::TRY_AGAIN, "room reloaded".into()));
+                .try_send(Outbound::Close(close::TRY_AGAIN, "room reloading".into()));
         }
         debug!("room task stopped");
+    }
+
+    async fn handle(&mut self, request: Request) {
+        match request {
+            Request::Join {
+                choice,
+                name,
+                reply,
+            } => {
+                let _ = reply.send(self.join(choice, name).await);
+            }
+            Request::Connect {
+                token,
+                last_v,
+                out,
+                reply,
+            } => {
+                let _ = reply.send(self.connect(token, last_v, out));
+            }
+            Request::Disconnect { conn } => self.disconnect(conn),
+            Request::Command { conn, cid, command } => self.command(conn, cid, command).await,
+            Request::Summary { reply } => {
+                let _ = reply.send(self.summary());
+            }
+        }
     }
 
     fn connected(&self) -> Vec<bool> {
@@ -266,7 +211,8 @@ impl Actor {
             .decide_join(&choice, name)
             .map_err(JoinError::Refused)?;
         let (seat_token, token_hash) = new_seat_token();
-        self.persist(&events, Some((seat, None)), Some(token_hash))
+        let author = Author { seat, cid: None };
+        self.persist(&events, author, Some(token_hash))
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
         info!(seat, "seat taken");
@@ -282,7 +228,7 @@ impl Actor {
     async fn persist(
         &mut self,
         events: &[Event],
-        author: Option<(Seat, Option<&str>)>,
+        author: Author<'_>,
         new_token: Option<[u8; 32]>,
     ) -> Result<i64, NotStored> {
         let Staged { next, commit } = stage(&self.state, events, author, new_token, now())
@@ -291,19 +237,17 @@ impl Actor {
                 NotStored
             })?;
         if let Err(e) = self.store.commit(&commit).await {
-            if let StoreError::Conflict { .. } = e {
-                error!(error = %e, "room changed in the database by another writer; stopping");
-                self.stale = true;
-            } else {
-                warn!(error = %e, "could not store a command");
-            }
+            // The transaction may have been committed before the error reached us (a connection
+            // lost during COMMIT): only the database knows, so reload from it.
+            warn!(error = %e, "a commit failed; the room reloads from the database");
+            self.stale = true;
             return Err(NotStored);
         }
         let first_new = self.log.len();
         self.state = next;
         self.published_version
             .store(self.state.version, Ordering::Relaxed);
-        for (event, v) in events.iter().zip(commit.expected_version + 1..) {
+        for (v, event) in (commit.expected_version + 1..).zip(events) {
             self.log.push(Logged::new(v, event.clone()));
         }
         self.broadcast_from(first_new);
@@ -336,15 +280,18 @@ impl Actor {
         protocol::frame(logged.event.kind(), Some(logged.v), &data).into()
     }
 
-    /// Sends every logged event from index `first` to every connection.
+    /// Sends every logged event from index `first` to every connection. A connection gets all of
+    /// them in order or, from the first that does not fit its queue, none: it is dropped there, so
+    /// it can never see a later version without the earlier ones.
     fn broadcast_from(&mut self, first: usize) {
         let mut legal = None;
         let mut dead = Vec::new();
-        for logged in &self.log[first..] {
-            for (id, conn) in &self.conns {
+        for (id, conn) in &self.conns {
+            for logged in &self.log[first..] {
                 let frame = self.frame_for(logged, conn.seat, &mut legal);
                 if conn.out.try_send(Outbound::Text(frame)).is_err() {
                     dead.push(*id);
+                    break;
                 }
             }
         }
@@ -418,19 +365,18 @@ impl Actor {
         };
         let mut frames: Vec<Arc<str>> = vec![protocol::frame("welcome", None, &welcome).into()];
         let version = self.state.version;
-        match last_v {
-            Some(last) if (0..=version).contains(&last) && version - last <= MAX_REPLAY => {
+        match last_v.and_then(|last| usize::try_from(last).ok().map(|index| (last, index))) {
+            Some((last, first)) if last <= version && version - last <= MAX_REPLAY => {
                 let mut legal = None;
-                let first = usize::try_from(last).unwrap_or(0);
                 // The log holds version i + 1 at index i.
-                for logged in &self.log[first.min(self.log.len())..] {
+                for logged in self.log.get(first..).unwrap_or_default() {
                     frames.push(self.frame_for(logged, seat, &mut legal));
                 }
             }
             _ => {
                 let mut connected = self.connected();
-                if let Some(seat) = seat {
-                    connected[usize::from(seat)] = true;
+                if let Some(slot) = seat.and_then(|s| connected.get_mut(usize::from(s))) {
+                    *slot = true;
                 }
                 let snapshot = self.state.snapshot(&connected, seat);
                 frames.push(protocol::frame("snapshot", Some(version), &snapshot).into());
@@ -500,79 +446,55 @@ impl Actor {
         );
     }
 
+    fn answer(&mut self, conn: u64, cid: &str, answer: Answer) {
+        match answer {
+            Answer::Ack(v) => self.ack(conn, cid, v),
+            Answer::Reject(code, message) => self.reject(conn, cid, code, message),
+        }
+    }
+
     async fn command(&mut self, conn: u64, cid: String, command: Command) {
         let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
         };
         let Some(seat) = seat else {
-            self.reject(
-                conn,
-                &cid,
-                Code::NotAPlayer,
-                "spectators cannot send commands".into(),
-            );
+            let message = "spectators cannot send commands".to_owned();
+            self.reject(conn, &cid, Code::NotAPlayer, message);
             return;
         };
         if let Some(answer) = self.answers.get(seat, &cid) {
             debug!(cid, "repeated cid: same answer");
-            match answer {
-                Answer::Ack(v) => self.ack(conn, &cid, v),
-                Answer::Reject(code, message) => self.reject(conn, &cid, code, message),
-            }
+            self.answer(conn, &cid, answer);
             return;
         }
-        let events = match self.state.decide(seat, &command) {
-            Ok(events) => events,
+        let answer = match self.state.decide(seat, &command) {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
-                let answer = Answer::Reject(refusal.code, refusal.message.clone());
-                self.answers.remember_unstored(seat, cid.clone(), answer);
-                self.reject(conn, &cid, refusal.code, refusal.message);
+                Answer::Reject(refusal.code, refusal.message)
+            }
+            Ok(events) if events.is_empty() => Answer::Ack(self.state.version),
+            Ok(events) => {
+                let author = Author {
+                    seat,
+                    cid: Some(&cid),
+                };
+                match self.persist(&events, author, None).await {
+                    Ok(v) => {
+                        self.answers.remember_stored(seat, cid.clone(), v);
+                        self.ack(conn, &cid, v);
+                    }
+                    Err(NotStored) => {
+                        // Not remembered: the room reloads, and a retry of this cid then gets the
+                        // ack if the commit did reach the database, or is played now if it did not.
+                        let message = "could not store the command; retry the same cid".to_owned();
+                        self.reject(conn, &cid, Code::Unavailable, message);
+                    }
+                }
                 return;
             }
         };
-        if events.is_empty() {
-            let v = self.state.version;
-            self.answers
-                .remember_unstored(seat, cid.clone(), Answer::Ack(v));
-            self.ack(conn, &cid, v);
-            return;
-        }
-        match self.persist(&events, Some((seat, Some(&cid))), None).await {
-            Ok(v) => {
-                self.answers.remember_stored(seat, cid.clone(), v);
-                self.ack(conn, &cid, v);
-            }
-            Err(NotStored) => {
-                // Not remembered: a retry of this cid must try again.
-                let message = "could not store the command; retry it".to_owned();
-                self.reject(conn, &cid, Code::Unavailable, message);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unstored_answers_are_bounded_and_stored_acks_are_kept() {
-        let mut answers = Answers::default();
-        answers.remember_stored(0, "move-1".into(), 4);
-        for i in 0..=REMEMBERED_UNSTORED {
-            answers.remember_unstored(1, format!("offer-{i}"), Answer::Ack(4));
-        }
-        assert!(
-            answers.get(1, "offer-0").is_none(),
-            "the oldest unstored answer is forgotten"
-        );
-        assert!(matches!(
-            answers.get(1, &format!("offer-{REMEMBERED_UNSTORED}")),
-            Some(Answer::Ack(4))
-        ));
-        assert_eq!(answers.unstored.len(), REMEMBERED_UNSTORED);
-        assert!(matches!(answers.get(0, "move-1"), Some(Answer::Ack(4))));
-        assert!(answers.get(1, "move-1").is_none(), "cids are per seat");
+        self.answers
+            .remember_unstored(seat, cid.clone(), answer.clone());
+        self.answer(conn, &cid, answer);
     }
 }

@@ -9,6 +9,8 @@
 //! finding, creating and restoring rooms.
 
 mod actor;
+pub mod answers;
+mod commit;
 pub mod registry;
 pub mod state;
 pub mod token;
@@ -41,12 +43,28 @@ pub enum Outbound {
 }
 
 /// A new seat holder's credentials (shown once).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Joined {
+    /// The room.
     pub room_id: Uuid,
+    /// The seat taken.
     pub seat: Seat,
+    /// The seat's colour name.
     pub color: String,
+    /// The seat token (32 hex digits); only its hash is kept.
     pub seat_token: String,
+}
+
+impl std::fmt::Debug for Joined {
+    // By hand, so that no log line can ever show a seat token.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Joined")
+            .field("room_id", &self.room_id)
+            .field("seat", &self.seat)
+            .field("color", &self.color)
+            .field("seat_token", &"***")
+            .finish()
+    }
 }
 
 /// Why a join failed.

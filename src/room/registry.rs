@@ -1,8 +1,11 @@
 //! Rooms by id and invite code: creating them, finding them, and restoring them from the store.
 //!
-//! The registry is the only place that starts room tasks, so one room never has two tasks: a room
-//! missing from memory is loaded from the store under a lock. At start-up every unfinished room is
-//! restored; a finished one is loaded when somebody asks for it.
+//! The registry is the only place that starts room tasks, and it starts one only while holding its
+//! map's lock after checking that no live task runs the room, so one room never has two tasks.
+//! Loading from the store happens outside that lock (a slow database or a flood of unknown codes
+//! must not hold up every other lookup); a load that lost the race is dropped unstarted. At start-up
+//! every unfinished room is restored; any other room is loaded when somebody asks for it. Room tasks
+//! leave memory when idle, and their entries are swept from the map as it grows.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -11,7 +14,9 @@ use serde_json::Value;
 use tracing::{error, info};
 use uuid::Uuid;
 
-use super::actor::{Actor, Answers, Logged, Staged, stage};
+use super::actor::{Actor, Logged};
+use super::answers::Answers;
+use super::commit::{Author, Staged, stage};
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle};
@@ -22,11 +27,13 @@ use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, 
 /// What a person asks for when creating a room.
 #[derive(Clone, Debug)]
 pub struct NewRoom {
+    /// The game.
     pub kind: GameKind,
     /// A start position in the game's position text (analysis rooms); the standard start otherwise.
     pub start_position: Option<String>,
     /// The options as given, stored with the room.
     pub options: Value,
+    /// Whether the lobby lists the room while it waits.
     pub visibility: Visibility,
     /// The creator's seat.
     pub seat: SeatChoice,
@@ -37,19 +44,25 @@ pub struct NewRoom {
 /// A created room and the creator's seat.
 #[derive(Debug)]
 pub struct Created {
+    /// The new room's task.
     pub room: RoomHandle,
+    /// The creator's seat and token.
     pub joined: Joined,
 }
 
 /// Why a room could not be created.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
+    /// The start position cannot be read.
     #[error("{0}")]
     Position(RuleError),
+    /// The start position is already won or drawn.
     #[error("the start position is already decided ({0}); there is nothing to play")]
     AlreadyOver(String),
+    /// The creator asked for a seat the game does not have.
     #[error("the creator's seat: {0:?}")]
     Seat(JoinRefusal),
+    /// The room could not be stored.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -58,42 +71,41 @@ pub enum CreateError {
 struct Rooms {
     by_id: HashMap<Uuid, RoomHandle>,
     by_code: HashMap<String, Uuid>,
+    /// Sweep stopped tasks' entries when the map grows past this.
+    sweep_at: usize,
 }
+
+/// Entries kept before the first sweep of stopped rooms.
+const FIRST_SWEEP: usize = 64;
 
 /// The rooms this process runs.
 pub struct Registry {
     store: Store,
     rooms: Mutex<Rooms>,
-    /// Held while a room is loaded from the store, so two requests never start two tasks for it.
-    loading: tokio::sync::Mutex<()>,
 }
 
 /// How many times creation tries a fresh invite code after a collision.
 const INVITE_CODE_TRIES: usize = 5;
 
 impl Registry {
+    /// A registry over `store`, running no room yet.
     pub fn new(store: Store) -> Self {
         Registry {
             store,
             rooms: Mutex::new(Rooms::default()),
-            loading: tokio::sync::Mutex::new(()),
         }
     }
 
-    fn insert(&self, handle: RoomHandle) {
-        let mut rooms = self
-            .rooms
+    fn rooms(&self) -> std::sync::MutexGuard<'_, Rooms> {
+        // A panic while holding this lock cannot leave the maps half-updated in a way that matters:
+        // entries are only inserted or swept whole.
+        self.rooms
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        rooms.by_code.insert(handle.invite_code.clone(), handle.id);
-        rooms.by_id.insert(handle.id, handle);
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn cached(&self, reference: RoomRef<'_>) -> Option<RoomHandle> {
-        let rooms = self
-            .rooms
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let rooms = self.rooms();
         let id = match reference {
             RoomRef::Id(id) => id,
             RoomRef::InviteCode(code) => *rooms.by_code.get(code)?,
@@ -105,6 +117,24 @@ impl Registry {
             .cloned()
     }
 
+    /// Starts `actor`'s task unless a live task already runs its room, and returns the running one.
+    fn start_unless_running(&self, actor: Actor) -> RoomHandle {
+        let mut rooms = self.rooms();
+        if let Some(running) = rooms.by_id.get(&actor.room_id()).filter(|h| !h.is_closed()) {
+            return running.clone();
+        }
+        if rooms.by_id.len() >= rooms.sweep_at {
+            rooms.by_id.retain(|_, handle| !handle.is_closed());
+            let Rooms { by_id, by_code, .. } = &mut *rooms;
+            by_code.retain(|_, id| by_id.contains_key(id));
+            rooms.sweep_at = FIRST_SWEEP.max(2 * rooms.by_id.len());
+        }
+        let handle = actor.spawn();
+        rooms.by_code.insert(handle.invite_code.clone(), handle.id);
+        rooms.by_id.insert(handle.id, handle.clone());
+        handle
+    }
+
     /// Creates a room, stores it with the creator's seat, and starts its task.
     pub async fn create(&self, request: NewRoom) -> Result<Created, CreateError> {
         let game = AnyGame::new(request.kind, request.start_position.as_deref())
@@ -112,6 +142,7 @@ impl Registry {
         if let Some(outcome) = game.outcome() {
             return Err(CreateError::AlreadyOver(outcome.reason.as_str().to_owned()));
         }
+        let start_position = request.start_position.unwrap_or_else(|| game.position());
         let mut tries = 0;
         loop {
             tries += 1;
@@ -121,33 +152,25 @@ impl Registry {
                 request.visibility,
                 request.options.clone(),
                 game.clone(),
+                start_position.clone(),
                 now(),
             );
             let (seat, events) = state
                 .decide_join(&request.seat, request.name.clone())
                 .map_err(CreateError::Seat)?;
             let (seat_token, token_hash) = new_seat_token();
-            let Staged { next, commit } = stage(
-                &state,
-                &events,
-                Some((seat, None)),
-                Some(token_hash),
-                state.created_at,
-            )
-            .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
+            let author = Author { seat, cid: None };
+            let Staged { next, commit } =
+                stage(&state, &events, author, Some(token_hash), state.created_at)
+                    .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
             match self.store.create_room(&room_row(&state), &commit).await {
                 Ok(()) => {}
-                Err(StoreError::Database(e))
-                    if tries < INVITE_CODE_TRIES && is_unique_violation(&e) =>
-                {
-                    continue;
-                }
+                Err(e) if tries < INVITE_CODE_TRIES && e.is_unique_violation() => continue,
                 Err(e) => return Err(e.into()),
             }
-            let log = events
-                .into_iter()
-                .zip(1..)
-                .map(|(event, v)| Logged::new(v, event))
+            let log = (1..)
+                .zip(events)
+                .map(|(v, event)| Logged::new(v, event))
                 .collect();
             let joined = Joined {
                 room_id: next.id,
@@ -155,9 +178,13 @@ impl Registry {
                 color: next.game.color(seat).to_owned(),
                 seat_token,
             };
-            let handle = Actor::new(next, log, Answers::default(), self.store.clone()).spawn();
+            let handle = self.start_unless_running(Actor::new(
+                next,
+                log,
+                Answers::default(),
+                self.store.clone(),
+            ));
             info!(room_id = %handle.id, game = %handle.kind, "room created");
-            self.insert(handle.clone());
             return Ok(Created {
                 room: handle,
                 joined,
@@ -166,7 +193,8 @@ impl Registry {
     }
 
     /// Finds a room by id (UUID) or invite code, loading it from the store when this process does
-    /// not run it. `Ok(None)`: no such room.
+    /// not run it. `Ok(None)`: no such room. Errors: the store is unreachable, or the room's stored
+    /// rows do not replay (`StoreError::Corrupt`).
     pub async fn find(&self, reference: &str) -> Result<Option<RoomHandle>, StoreError> {
         let code;
         let reference = match Uuid::try_parse(reference.trim()) {
@@ -182,50 +210,43 @@ impl Registry {
         if let Some(handle) = self.cached(reference) {
             return Ok(Some(handle));
         }
-        let _loading = self.loading.lock().await;
-        if let Some(handle) = self.cached(reference) {
-            return Ok(Some(handle));
-        }
         let Some(stored) = self.store.load_room(reference).await? else {
             return Ok(None);
         };
-        let handle = self.start(stored)?;
-        Ok(Some(handle))
+        let actor = restore(stored, self.store.clone()).map_err(StoreError::Corrupt)?;
+        Ok(Some(self.start_unless_running(actor)))
     }
 
-    /// Restores every unfinished room from the store and starts its task. A room whose stored
-    /// events do not replay is reported and left out, so one corrupt room cannot keep the server
-    /// down. Returns how many rooms run.
+    /// Restores every unfinished room from the store and starts its task. A room whose rows cannot
+    /// be read or do not replay is reported and left out, so one corrupt room cannot keep the
+    /// server down; only an unreachable store is an error. Returns how many rooms run.
     pub async fn restore_unfinished(&self) -> Result<usize, StoreError> {
-        let ids = self.store.unfinished_room_ids().await?;
         let mut restored = 0;
-        for id in ids {
-            let _loading = self.loading.lock().await;
+        for id in self.store.unfinished_room_ids().await? {
             if self.cached(RoomRef::Id(id)).is_some() {
                 continue;
             }
-            let Some(stored) = self.store.load_room(RoomRef::Id(id)).await? else {
-                continue;
+            let stored = match self.store.load_room(RoomRef::Id(id)).await {
+                Ok(Some(stored)) => stored,
+                Ok(None) => continue,
+                Err(StoreError::Corrupt(e)) => {
+                    error!(room_id = %id, error = %e, "room not restored: a stored row cannot be read");
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
-            match self.start(stored) {
-                Ok(_) => restored += 1,
-                Err(e) => error!(room_id = %id, error = %e, "room not restored"),
+            match restore(stored, self.store.clone()) {
+                Ok(actor) => {
+                    self.start_unless_running(actor);
+                    restored += 1;
+                }
+                Err(e) => {
+                    error!(room_id = %id, error = %e, "room not restored: its events do not replay")
+                }
             }
         }
         Ok(restored)
     }
-
-    fn start(&self, stored: StoredRoom) -> Result<RoomHandle, StoreError> {
-        let actor = restore(stored, self.store.clone()).map_err(StoreError::Corrupt)?;
-        let handle = actor.spawn();
-        self.insert(handle.clone());
-        Ok(handle)
-    }
-}
-
-fn is_unique_violation(e: &sqlx::Error) -> bool {
-    e.as_database_error()
-        .is_some_and(|db| db.is_unique_violation())
 }
 
 /// The room's own row for a room that has just been created.
@@ -255,6 +276,7 @@ fn restore(stored: StoredRoom, store: Store) -> Result<Actor, String> {
         room.visibility,
         room.options,
         game,
+        room.start_position,
         room.created_at,
     );
     let mut log = Vec::with_capacity(stored.events.len());

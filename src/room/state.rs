@@ -15,7 +15,7 @@ use crate::protocol::{
     Code, Command, CountingInfo, Event, OfferInfo, OfferKind, ResultInfo, SeatInfo, Snapshot,
 };
 use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
-use crate::store::{CountingRow, EventRow, GameRecord, MoveRow, RoomStatus, Visibility};
+use crate::store::{GameRecord, RoomStatus, Visibility};
 
 /// Why a command was refused: a protocol code and a sentence. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,6 +91,8 @@ pub struct RoomState {
     pub moves: Vec<PlayedMove>,
     pub offers: Vec<OfferInfo>,
     next_offer_id: u64,
+    /// Per seat, the number of moves played when it last offered a draw: one offer per move.
+    draw_offered_at: Vec<Option<usize>>,
     pub result: Option<Outcome>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -109,22 +111,27 @@ fn rule_code(code: RuleErrorCode) -> Code {
 }
 
 impl RoomState {
-    /// A new, empty room: no seat taken, version 0.
+    /// A new, empty room: no seat taken, version 0. `start_position` is the text `game` was read
+    /// from (or its standard start): kept as given, because a restart replays the stored moves from
+    /// exactly that text, and a position written back by the rules module may carry less (e.g. where
+    /// a count it started began).
     pub fn new(
         id: Uuid,
         invite_code: String,
         visibility: Visibility,
         options: Value,
         game: AnyGame,
+        start_position: String,
         created_at: DateTime<Utc>,
     ) -> Self {
-        let seats = vec![SeatSlot::default(); usize::from(game.seats())];
+        let seats_len = usize::from(game.seats());
+        let seats = vec![SeatSlot::default(); seats_len];
         RoomState {
             id,
             invite_code,
             visibility,
             options,
-            start_position: game.position(),
+            start_position,
             created_at,
             seats,
             status: RoomStatus::Waiting,
@@ -134,6 +141,7 @@ impl RoomState {
             moves: Vec::new(),
             offers: Vec::new(),
             next_offer_id: 1,
+            draw_offered_at: vec![None; seats_len],
             result: None,
             started_at: None,
             finished_at: None,
@@ -233,7 +241,7 @@ impl RoomState {
                     reason: EndReason::Resignation,
                 })])
             }
-            Command::OfferDraw => Ok(self.decide_offer_draw(seat)),
+            Command::OfferDraw => self.decide_offer_draw(seat),
             Command::OfferRematch => Err(Refusal::new(
                 Code::BadMessage,
                 "rematch offers are not supported by this server version",
@@ -310,19 +318,31 @@ impl RoomState {
         Ok(events)
     }
 
-    fn decide_offer_draw(&self, seat: Seat) -> Vec<Event> {
+    fn decide_offer_draw(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         let draw_offers = || self.offers.iter().filter(|o| o.kind == OfferKind::Draw);
         if draw_offers().any(|o| o.by != seat) {
             // Offering a draw to someone who offered one is agreeing.
-            vec![game_over(Outcome::draw(EndReason::Agreement))]
+            Ok(vec![game_over(Outcome::draw(EndReason::Agreement))])
         } else if draw_offers().any(|o| o.by == seat) {
-            Vec::new()
+            Ok(Vec::new())
+        } else if self
+            .draw_offered_at
+            .get(usize::from(seat))
+            .copied()
+            .flatten()
+            == Some(self.moves.len())
+        {
+            // Without this, offering and withdrawing in a loop would flood the opponent.
+            Err(Refusal::new(
+                Code::RateLimited,
+                "one draw offer per move: wait for a move before offering again",
+            ))
         } else {
-            vec![Event::Offer(OfferInfo {
+            Ok(vec![Event::Offer(OfferInfo {
                 id: self.next_offer_id,
                 kind: OfferKind::Draw,
                 by: seat,
-            })]
+            })])
         }
     }
 
@@ -368,7 +388,12 @@ impl RoomState {
             }
             Event::Offer(offer) => {
                 self.offers.push(*offer);
-                self.next_offer_id = self.next_offer_id.max(offer.id + 1);
+                self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
+                if offer.kind == OfferKind::Draw
+                    && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
+                {
+                    *at = Some(self.moves.len());
+                }
             }
             Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
             Event::GameOver { result } => {
@@ -451,70 +476,6 @@ impl RoomState {
             started_at: self.started_at,
             finished_at: self.finished_at.unwrap_or(self.created_at),
         })
-    }
-
-    /// The rows a command's events add, given the state before (`self`) and after (`after`) them.
-    pub fn rows_for(
-        &self,
-        after: &RoomState,
-        events: &[Event],
-        seat: Option<Seat>,
-        cid: Option<&str>,
-        at: DateTime<Utc>,
-    ) -> (
-        Vec<EventRow>,
-        Option<MoveRow>,
-        Option<CountingRow>,
-        Option<GameRecord>,
-    ) {
-        let rows = events
-            .iter()
-            .zip(self.version + 1..)
-            .map(|(event, v)| EventRow {
-                v,
-                kind: event.kind().to_owned(),
-                seat,
-                cid: cid.map(str::to_owned),
-                data: event.data(),
-                created_at: at,
-            })
-            .collect();
-        let mut mv = None;
-        let mut counting = None;
-        for (event, v) in events.iter().zip(self.version + 1..) {
-            if let Event::Moved {
-                seat,
-                mv: notation,
-                display,
-                position,
-                counting: count,
-                ..
-            } = event
-            {
-                let ply = i32::try_from(self.moves.len() + 1).unwrap_or(i32::MAX);
-                mv = Some(MoveRow {
-                    ply,
-                    v,
-                    seat: *seat,
-                    notation: notation.clone(),
-                    display: display.clone(),
-                    position: position.clone(),
-                    created_at: at,
-                });
-                counting = count.as_ref().map(|c| CountingRow {
-                    ply,
-                    kind: c.kind.clone(),
-                    count: c.count as i32,
-                    limit: c.limit as i32,
-                    escaping: c.escaping.clone(),
-                    started_ply: c.started_ply as i32,
-                });
-            }
-        }
-        let game = (self.result.is_none())
-            .then(|| after.game_record())
-            .flatten();
-        (rows, mv, counting, game)
     }
 }
 

@@ -1,0 +1,133 @@
+//! Staging a command's effect: the state after its events, and the rows that record them, written
+//! by the store in one transaction before anything is acknowledged.
+//!
+//! Staging works on a copy, so a commit that fails leaves the room as it was.
+
+use chrono::{DateTime, Utc};
+
+use super::state::RoomState;
+use crate::protocol::Event;
+use crate::rules::Seat;
+use crate::store::{Commit, CountingRow, EventRow, MoveRow, SeatRow};
+
+/// A command's effect computed but not yet stored: the state after it and the rows to write.
+pub(super) struct Staged {
+    pub next: RoomState,
+    pub commit: Commit,
+}
+
+/// Who made a command's events: the seat, and the command's cid when it came over a socket (a
+/// join has none).
+#[derive(Clone, Copy)]
+pub(super) struct Author<'a> {
+    pub seat: Seat,
+    pub cid: Option<&'a str>,
+}
+
+/// `events` numbered from the version after `state`'s.
+fn numbered<'e>(state: &RoomState, events: &'e [Event]) -> impl Iterator<Item = (i64, &'e Event)> {
+    (state.version + 1..).zip(events)
+}
+
+/// Applies `events` to a copy of `state` and gathers the rows they add. `new_token` is the token
+/// hash of the seat the author takes (a join). Errors when an event does not apply, which for
+/// decided events is a bug.
+pub(super) fn stage(
+    state: &RoomState,
+    events: &[Event],
+    author: Author<'_>,
+    new_token: Option<[u8; 32]>,
+    at: DateTime<Utc>,
+) -> Result<Staged, String> {
+    let mut next = state.clone();
+    for (v, event) in numbered(state, events) {
+        next.apply(v, event, at)?;
+    }
+    let seat = match new_token {
+        Some(token_hash) => {
+            let slot = next
+                .seats
+                .get_mut(usize::from(author.seat))
+                .ok_or_else(|| format!("seat {} does not exist", author.seat))?;
+            slot.token_hash = Some(token_hash);
+            Some(SeatRow {
+                seat: author.seat,
+                name: slot.name.clone(),
+                token_hash,
+                joined_at: at,
+            })
+        }
+        None => None,
+    };
+    let rows = numbered(state, events)
+        .map(|(v, event)| EventRow {
+            v,
+            kind: event.kind().to_owned(),
+            seat: Some(author.seat),
+            cid: author.cid.map(str::to_owned),
+            data: event.data(),
+            created_at: at,
+        })
+        .collect();
+    let (mv, counting) =
+        match numbered(state, events).find(|(_, e)| matches!(e, Event::Moved { .. })) {
+            Some((v, event)) => move_rows(state, v, event, at),
+            None => (None, None),
+        };
+    let game = if state.result.is_none() {
+        next.game_record()
+    } else {
+        None
+    };
+    let commit = Commit {
+        room_id: state.id,
+        expected_version: state.version,
+        status: next.status,
+        events: rows,
+        seat,
+        mv,
+        counting,
+        game,
+    };
+    Ok(Staged { next, commit })
+}
+
+/// The move row, and the counting row while a count runs, of a `moved` event at version `v`.
+fn move_rows(
+    before: &RoomState,
+    v: i64,
+    event: &Event,
+    at: DateTime<Utc>,
+) -> (Option<MoveRow>, Option<CountingRow>) {
+    let Event::Moved {
+        seat,
+        mv,
+        display,
+        position,
+        counting,
+        ..
+    } = event
+    else {
+        return (None, None);
+    };
+    let ply = i32::try_from(before.moves.len() + 1).unwrap_or(i32::MAX);
+    let count = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
+    let move_row = MoveRow {
+        ply,
+        v,
+        seat: *seat,
+        notation: mv.clone(),
+        display: display.clone(),
+        position: position.clone(),
+        created_at: at,
+    };
+    let counting_row = counting.as_ref().map(|c| CountingRow {
+        ply,
+        kind: c.kind.clone(),
+        count: count(c.count),
+        limit: count(c.limit),
+        escaping: c.escaping.clone(),
+        started_ply: count(c.started_ply),
+    });
+    (Some(move_row), counting_row)
+}
