@@ -46,18 +46,35 @@ impl Config {
     }
 }
 
-/// The database URL with any password replaced by `***`, for logs.
+/// The database URL with any password (in the user info, or a `password=` query parameter)
+/// replaced by `***`, for logs.
 pub fn mask_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
     };
-    let Some((userinfo, host)) = rest.split_once('@') else {
-        return url.to_owned();
+    let mut masked = match base.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((userinfo, host)) => match userinfo.split_once(':') {
+                Some((user, _password)) => format!("{scheme}://{user}:***@{host}"),
+                None => base.to_owned(),
+            },
+            None => base.to_owned(),
+        },
+        None => base.to_owned(),
     };
-    match userinfo.split_once(':') {
-        Some((user, _password)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_owned(),
+    if let Some(query) = query {
+        let params: Vec<String> = query
+            .split('&')
+            .map(|param| match param.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => param.to_owned(),
+            })
+            .collect();
+        masked.push('?');
+        masked.push_str(&params.join("&"));
     }
+    masked
 }
 
 impl fmt::Display for Config {
@@ -88,5 +105,9 @@ mod tests {
             "postgres://postgres@127.0.0.1/postgres"
         );
         assert_eq!(mask_url("sqlite://khanate.db"), "sqlite://khanate.db");
+        assert_eq!(
+            mask_url("postgres://app@db/khanate?sslmode=require&password=s3cret"),
+            "postgres://app@db/khanate?sslmode=require&password=***"
+        );
     }
 }

@@ -10,6 +10,8 @@
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
 //! - [`server`]: start and stop a whole server from a [`config::Config`].
 
+#![warn(missing_docs)]
+
 pub mod api;
 pub mod cli;
 pub mod config;

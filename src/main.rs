@@ -119,6 +119,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         None => runtime()?.block_on(serve(cli.serve)),
         Some(Command::Serve(config)) => runtime()?.block_on(serve(config)),
         Some(Command::Migrate { database_url }) => runtime()?.block_on(async {
+            init_tracing(LogFormat::Text);
             Store::connect(&database_url).await?;
             println!("migrations applied to {}", mask_url(&database_url));
             Ok(())

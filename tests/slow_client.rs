@@ -1,6 +1,6 @@
-//! A connection that cannot keep up never blocks its room: when its outbound queue is full the room
-//! drops it (its queue closes, which makes the socket writer close with 1013 so the client resyncs)
-//! and goes on serving everyone else.
+//! A connection that cannot keep up never blocks its room: when its outbound queue is full during a
+//! broadcast the room drops it (its queue closes, which makes the socket writer close with 1013 so
+//! the client resyncs) and goes on serving everyone else; reconnecting with `last_v` resyncs it.
 
 mod support;
 
@@ -23,8 +23,7 @@ fn text(out: Outbound) -> Value {
 #[tokio::test]
 async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
     let (_file, url) = support::db::fresh_sqlite_url();
-    let store = Store::connect(&url).await.unwrap();
-    let registry = Registry::new(store);
+    let registry = Registry::new(Store::connect(&url).await.unwrap());
     let created = registry
         .create(NewRoom {
             kind: GameKind::OukChatrang,
@@ -38,10 +37,6 @@ async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
         .unwrap();
     let room = created.room;
     let black = room.join(SeatChoice::Random, None).await.unwrap();
-
-    // A spectator whose queue holds 2 frames and who never reads: welcome and snapshot fill it.
-    let (slow_tx, mut slow_rx) = mpsc::channel(2);
-    room.connect(None, None, slow_tx).await.unwrap();
     // The players read everything.
     let (white_tx, mut white_rx) = mpsc::channel(64);
     let white = room
@@ -49,10 +44,13 @@ async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
         .await
         .unwrap();
     let (black_tx, mut black_rx) = mpsc::channel(64);
-    let black_conn = room
+    let black = room
         .connect(Some(black.seat_token), None, black_tx)
         .await
         .unwrap();
+    // A spectator that never reads, with room for welcome, snapshot and one event.
+    let (slow_tx, mut slow_rx) = mpsc::channel(3);
+    room.connect(None, None, slow_tx).await.unwrap();
 
     let moves = ["e3e4", "d6d5", "e4d5", "e8c7"];
     let mut v = 3;
@@ -60,7 +58,7 @@ async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
         let (conn, rx) = if i % 2 == 0 {
             (white.conn, &mut white_rx)
         } else {
-            (black_conn.conn, &mut black_rx)
+            (black.conn, &mut black_rx)
         };
         assert!(
             room.command(
@@ -86,13 +84,24 @@ async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
         "every move was accepted while the spectator did not read"
     );
 
-    // The slow spectator got what fit in its queue, and then its queue was closed by the room.
+    // The spectator got what fit, in order, and then the room closed its queue.
     assert_eq!(text(slow_rx.recv().await.unwrap())["t"], "welcome");
-    assert_eq!(text(slow_rx.recv().await.unwrap())["t"], "snapshot");
+    assert_eq!(text(slow_rx.recv().await.unwrap())["v"], 3, "the snapshot");
+    let moved = text(slow_rx.recv().await.unwrap());
+    assert_eq!(
+        (moved["t"].as_str(), moved["v"].as_i64()),
+        (Some("moved"), Some(4))
+    );
     assert!(
         slow_rx.recv().await.is_none(),
-        "the room dropped the slow connection"
+        "dropped at the event that did not fit"
     );
-    let summary = room.summary().await.unwrap();
-    assert_eq!(summary.version, 7);
+
+    // Reconnecting with the last version it saw resyncs it: versions 5 to 7, nothing missing.
+    let (again_tx, mut again_rx) = mpsc::channel(64);
+    room.connect(None, Some(4), again_tx).await.unwrap();
+    assert_eq!(text(again_rx.recv().await.unwrap())["t"], "welcome");
+    for expected in 5..=7 {
+        assert_eq!(text(again_rx.recv().await.unwrap())["v"], expected);
+    }
 }

@@ -257,3 +257,125 @@ async fn threefold_repetition_can_be_claimed_by_the_player_to_move() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn draw_offers_are_limited_to_one_per_move() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
+    let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
+    let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
+    white.command("offer_draw", "o1", json!({})).await;
+    assert_eq!(white.answer("o1").await["d"]["v"], 4);
+    // Withdrawing and offering again at once would let a player flood the opponent.
+    white.command("decline", "w1", json!({"offer": 1})).await;
+    assert_eq!(white.answer("w1").await["d"]["v"], 5);
+    white.command("offer_draw", "o2", json!({})).await;
+    let reject = white.answer("o2").await;
+    assert_eq!(reject["d"]["code"], "rate_limited");
+    assert_eq!(reject["d"]["v"], 5);
+    white.send_move("m1", "e3e4", 5).await;
+    assert_eq!(white.answer("m1").await["d"]["v"], 6);
+    black.command("offer_draw", "o3", json!({})).await;
+    assert_eq!(
+        black.answer("o3").await["d"]["v"],
+        7,
+        "a new move, a new offer"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn reconnect_replays_recent_events_and_snapshots_otherwise() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
+    let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
+    let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
+    // 244 knight moves: more than the 240 events a reconnect replays.
+    let shuffle = ["b1d2", "b8d7", "d2b1", "d7b8"];
+    let mut v = 3;
+    for i in 0..244 {
+        let client = if i % 2 == 0 { &mut white } else { &mut black };
+        client.send_move(&format!("m{i}"), shuffle[i % 4], v).await;
+        v = client.answer(&format!("m{i}")).await["d"]["v"]
+            .as_i64()
+            .unwrap();
+    }
+    assert_eq!(v, 247);
+    let (mut far_behind, _) = Client::hello(server.addr, &code, None, Some(3)).await;
+    let frame = far_behind.recv().await;
+    assert_eq!(
+        (frame["t"].as_str(), frame["v"].as_i64()),
+        (Some("snapshot"), Some(247))
+    );
+    assert_eq!(frame["d"]["moves"].as_array().unwrap().len(), 244);
+    for bad in [-1, 248, i64::MAX] {
+        let (mut odd, _) = Client::hello(server.addr, &code, None, Some(bad)).await;
+        assert_eq!(odd.recv().await["t"], "snapshot", "last_v {bad}");
+    }
+    let (mut near, _) = Client::hello(server.addr, &code, None, Some(240)).await;
+    for expected in 241..=247 {
+        let frame = near.recv().await;
+        assert_eq!(
+            (frame["t"].as_str(), frame["v"].as_i64()),
+            (Some("moved"), Some(expected))
+        );
+    }
+    let (mut current, _) = Client::hello(server.addr, &code, None, Some(247)).await;
+    current.send(&json!({"t": "ping"})).await;
+    assert_eq!(
+        current.recv().await["t"],
+        "pong",
+        "nothing to replay when up to date"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_failed_commit_is_rejected_unavailable_and_the_retry_lands_once() {
+    use sqlx::{Connection, PgConnection};
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (room_id, code, white_token, _) = two_player_room(server.addr, json!({})).await;
+    let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
+    let mut admin = PgConnection::connect(&db.url).await.unwrap();
+    sqlx::query("ALTER TABLE moves RENAME TO moves_away")
+        .execute(&mut admin)
+        .await
+        .unwrap();
+
+    white.send_move("m1", "e3e4", 3).await;
+    let reject = white.answer("m1").await;
+    assert_eq!(
+        (reject["d"]["code"].as_str(), reject["d"]["v"].as_i64()),
+        (Some("unavailable"), Some(3))
+    );
+    assert_eq!(
+        white.closed().await,
+        Some(1013),
+        "the room reloads from the database"
+    );
+
+    sqlx::query("ALTER TABLE moves_away RENAME TO moves")
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let (mut white, welcome) = Client::hello(server.addr, &code, Some(&white_token), Some(3)).await;
+    assert_eq!(
+        welcome["d"]["version"], 3,
+        "nothing of the failed commit was kept"
+    );
+    white.send_move("m1", "e3e4", 3).await;
+    assert_eq!(white.answer("m1").await["d"], json!({"cid": "m1", "v": 4}));
+    white.send_move("m1", "e3e4", 3).await;
+    assert_eq!(white.answer("m1").await["d"], json!({"cid": "m1", "v": 4}));
+    let moves = server
+        .store
+        .moves(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(moves.len(), 1);
+    admin.close().await.unwrap();
+    server.shutdown().await;
+}
