@@ -50,21 +50,39 @@ pub mod close {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Code {
+    /// `stale_version`: a `move` whose `v` is older than the last position change, or newer than the room.
     StaleVersion,
+    /// `not_your_turn`: a `move` by the seat not on move, or any command before the game has started.
     NotYourTurn,
+    /// `illegal_move`: a well-formed move the rules do not allow here (the message cites the rule).
     IllegalMove,
+    /// `bad_notation`: a `move` whose text is not in the game's notation at all (Ouk Chatrang: UCI).
     BadNotation,
+    /// `game_over`: any command after the game ended.
     GameOver,
+    /// `not_a_player`: a command from a spectator.
     NotAPlayer,
+    /// `no_such_offer`: `accept`/`decline` of an offer that is not open, or accepting one's own.
     NoSuchOffer,
+    /// `cannot_claim`: `claim_draw` when the position has not occurred three times (O-16), by the seat
+    /// not on move, or for a reason other than `repetition`.
     CannotClaim,
+    /// `rate_limited`: a second draw offer by the same seat before any move was played (one per move).
     RateLimited,
+    /// `bad_message`: a frame that is not JSON, not an object, of an unknown type, whose `d` does not
+    /// fit, or without a `cid`; also a second `hello`, and `offer_rematch`.
     BadMessage,
-    /// The command could not be stored (database unreachable); nothing changed, retry the same cid.
+    /// `unavailable`: as a reject, the command's commit failed and it may or may not be stored (the
+    /// room reloads, the socket closes with 1013: retry the same cid); as a hello error, the room's
+    /// stored data cannot be read (close 1011).
     Unavailable,
-    /// Hello errors (sent in an `error` frame before the socket closes).
+    /// Hello error `bad_hello` (hello errors go in an `error` frame, then the socket closes): the
+    /// first frame was not a valid `hello`, none came within 10 s, or its `protocol` is not 1;
+    /// close 4000 (1009 for a frame over 8 KiB).
     BadHello,
+    /// Hello error `unknown_room`: the `hello` named no room (by id or invite code); close 4001.
     UnknownRoom,
+    /// Hello error `bad_token`: the `hello`'s token belongs to no seat of the room; close 4003.
     BadToken,
 }
 
@@ -100,6 +118,7 @@ pub struct Envelope {
     #[serde(default)]
     pub cid: Option<String>,
     #[serde(default)]
+    /// The message's data (`d`); an absent `d` is read as `{}`.
     pub d: Option<Value>,
 }
 
@@ -107,6 +126,8 @@ pub struct Envelope {
 /// server does not know are ignored, so newer clients can say more.
 #[derive(Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct Hello {
+    /// The protocol version the client speaks (`hello.d.protocol`); anything but
+    /// [`PROTOCOL_VERSION`] is `bad_hello`, close 4000.
     pub protocol: u32,
     /// A room id (UUID) or an invite code.
     pub room: String,
@@ -135,19 +156,30 @@ impl fmt::Debug for Hello {
 pub enum Command {
     /// `move {move, v}`: play `mv` (game notation) in the position of version `v`.
     Move {
+        /// The move in the game's notation (`move.d.move`; Ouk Chatrang: UCI, e.g. `e3e4`).
         mv: String,
+        /// The room version the client saw (`move.d.v`); stale if the position changed after it.
         v: i64,
     },
+    /// `resign`: the seat gives up; the opponent wins by `resignation`.
     Resign,
+    /// `offer_draw`: offers a draw, or accepts the opponent's open one; once per move per seat.
     OfferDraw,
+    /// `offer_rematch`: parsed, but refused with `bad_message` by this version.
     OfferRematch,
+    /// `accept`: accepts the opponent's open offer; an accepted draw ends the game by `agreement`.
     Accept {
+        /// The offer's id (`accept.d.offer`, as in the `offer` event).
         offer: u64,
     },
+    /// `decline`: declines the opponent's open offer, or withdraws one's own.
     Decline {
+        /// The offer's id (`decline.d.offer`, as in the `offer` event).
         offer: u64,
     },
+    /// `claim_draw`: the seat on move claims a draw (Ouk Chatrang: threefold repetition, O-16).
     ClaimDraw {
+        /// The claimed reason (`claim_draw.d.reason`); only `"repetition"` is accepted.
         reason: String,
     },
 }
@@ -170,9 +202,17 @@ impl Command {
 /// What a client frame turned out to be.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Incoming {
+    /// A `hello`; valid only as the first frame of a connection.
     Hello(Hello),
+    /// A `ping` (no `cid` needed), answered by `pong`.
     Ping,
-    Command { cid: String, command: Command },
+    /// A player's command with its client id.
+    Command {
+        /// The frame's `cid` (1 to 64 bytes, unique per seat): a repeat gets the same answer.
+        cid: String,
+        /// The command, read from `t` and `d`.
+        command: Command,
+    },
 }
 
 /// Why a client frame was refused (always `bad_message`): a sentence, and the `cid` when the
@@ -278,17 +318,24 @@ pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
 /// A seat as shown in snapshots and room summaries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatInfo {
+    /// The seat number (0 = White, 1 = Black in Ouk Chatrang).
     pub seat: Seat,
+    /// The seat's colour name (`"white"`, `"black"`).
     pub color: String,
+    /// The player's name (at most 32 characters); `null` when none was given or the seat is free.
     pub name: Option<String>,
+    /// Whether a player holds this seat.
     pub taken: bool,
+    /// Whether the seat has at least one live WebSocket connection.
     pub connected: bool,
 }
 
 /// A game result on the wire: `{"winner": seat | null, "reason"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultInfo {
+    /// The winning seat, or `null` for a draw.
     pub winner: Option<Seat>,
+    /// Why the game ended, as the protocol's reason word (`checkmate`, `resignation`, ...).
     pub reason: EndReason,
 }
 
@@ -346,15 +393,20 @@ impl From<Counting> for CountingInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OfferKind {
+    /// `draw`: a draw offer; accepting it ends the game by `agreement`.
     Draw,
+    /// `rematch`: in the contract, but never made by this version (`offer_rematch` is refused).
     Rematch,
 }
 
 /// An open offer: `{"id", "kind", "by"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OfferInfo {
+    /// The offer's id, from 1 upwards within the room; `accept` and `decline` name it.
     pub id: u64,
+    /// What is offered (`"draw"` in this version).
     pub kind: OfferKind,
+    /// The seat that made the offer.
     pub by: Seat,
 }
 
@@ -363,31 +415,49 @@ pub struct OfferInfo {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "t", content = "d", rename_all = "snake_case")]
 pub enum Event {
+    /// `seat_taken`: a player took a seat (the creator's seat is version 1).
     SeatTaken {
+        /// The seat now taken (0 = White in Ouk Chatrang).
         seat: Seat,
+        /// Its colour name (`"white"`, `"black"`).
         color: String,
+        /// The player's name, or `null` when none was given.
         name: Option<String>,
     },
+    /// `game_started`: the last free seat was taken and play begins; a position change.
     GameStarted {
+        /// The start position (Ouk Chatrang: FEN).
         position: String,
+        /// The seat on move (`null` when nobody is).
         to_move: Option<Seat>,
     },
+    /// `moved`: a seat played a move; the room adds `legal_moves` for the seat now on move.
     Moved {
+        /// The seat that made the move (0 = White in Ouk Chatrang).
         seat: Seat,
         #[serde(rename = "move")]
+        /// The move in canonical notation (`moved.d.move`; Ouk Chatrang: UCI, e.g. `g5g6m`).
         mv: String,
         /// The move for people (Ouk Chatrang: SAN).
         display: String,
+        /// The position after the move (Ouk Chatrang: FEN, with the count in fields 4–5, O-5).
         position: String,
+        /// The seat now on move; `null` when this move ended the game.
         to_move: Option<Seat>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The Ouk Chatrang count after the move while one runs (O-18..O-24); absent otherwise.
         counting: Option<CountingInfo>,
     },
+    /// `offer`: a seat offered a draw; open until accepted, declined or answered by a move.
     Offer(OfferInfo),
+    /// `offer_declined`: an open offer was declined, withdrawn, or answered by the other seat's move.
     OfferDeclined {
+        /// The id of the offer that is no longer open.
         id: u64,
     },
+    /// `game_over`: the game ended; a position change, and every open offer closes.
     GameOver {
+        /// The winner (or `null` for a draw) and the reason word.
         result: ResultInfo,
     },
 }
@@ -422,9 +492,13 @@ impl Event {
 /// `welcome`: the answer to a good hello.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Welcome {
+    /// The room's id (a UUID), also when the hello named it by invite code.
     pub room_id: Uuid,
+    /// The connection's seat, or `null` for a spectator.
     pub seat: Option<Seat>,
+    /// `player` when the hello carried a seat token, else `spectator`.
     pub role: Role,
+    /// The game id, e.g. `ouk-chatrang`.
     pub game: String,
     /// The room's current version.
     pub version: i64,
@@ -434,58 +508,83 @@ pub struct Welcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
+    /// `player`: the hello carried a seat's token; may send commands.
     Player,
+    /// `spectator`: no token; gets events, and its commands are rejected `not_a_player`.
     Spectator,
 }
 
 /// `snapshot`: the whole room state at version `v`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
+    /// The room's id (a UUID).
     pub room_id: Uuid,
+    /// The game id, e.g. `ouk-chatrang`.
     pub game: String,
+    /// `waiting`, `playing` or `finished`.
     pub status: String,
+    /// Every seat, in seat order.
     pub seats: Vec<SeatInfo>,
+    /// The start position as given at creation (Ouk Chatrang: FEN); `moves` replay from it.
     pub start_position: String,
+    /// The current position (Ouk Chatrang: FEN).
     pub position: String,
+    /// The seat on move, or `null` while waiting and after the game ended.
     pub to_move: Option<Seat>,
+    /// Every move played, in canonical notation (Ouk Chatrang: UCI).
     pub moves: Vec<String>,
+    /// The same moves for people (Ouk Chatrang: SAN), one per entry of `moves`.
     pub display_moves: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Every legal move, only in the snapshot sent to the seat on move; absent otherwise.
     pub legal_moves: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The Ouk Chatrang count while one runs (O-24); absent otherwise.
     pub counting: Option<CountingInfo>,
+    /// The open offers (none once the game is over).
     pub offers: Vec<OfferInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The result once the game is over; absent before.
     pub result: Option<ResultInfo>,
 }
 
 /// `ack`: the command was accepted and durably stored; `v` is the room version it made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ack {
+    /// The command's client id.
     pub cid: String,
+    /// The version of the last event the command made (the current version if it changed nothing).
     pub v: i64,
 }
 
 /// `reject`: nothing changed; `v` is the current room version.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reject {
+    /// The command's client id; `null` when the frame had none.
     pub cid: Option<String>,
+    /// The reject code (the table in docs/protocol.md).
     pub code: Code,
+    /// What is wrong, for people (an `illegal_move` cites the rule).
     pub message: String,
+    /// The room's current version.
     pub v: i64,
 }
 
 /// `error`: a hello failed; the socket closes after it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorInfo {
+    /// `bad_hello`, `unknown_room`, `bad_token` or `unavailable`.
     pub code: Code,
+    /// What is wrong, for people.
     pub message: String,
 }
 
 /// `presence`: a seat's first connection arrived or its last one left (no `v`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Presence {
+    /// The seat whose connection state changed.
     pub seat: Seat,
+    /// `true`: its first connection arrived; `false`: its last one left.
     pub connected: bool,
 }
 

@@ -23,11 +23,15 @@ use crate::store::{Store, StoreError};
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("store: {0}")]
+    /// The store could not be opened, migrated, or read to restore the unfinished rooms.
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}")]
+    /// The listen address could not be bound (e.g. the port is taken) or read back.
     Bind {
+        /// The configured address (`--bind`, `KHANATE_BIND`).
         addr: SocketAddr,
         #[source]
+        /// The operating system's error.
         source: std::io::Error,
     },
 }

@@ -11,6 +11,7 @@ use crate::store::StoreError;
 /// An error answer of the REST API.
 #[derive(Debug)]
 pub struct ApiError {
+    /// The HTTP status, e.g. 409 for `room_full`.
     pub status: StatusCode,
     /// Stable machine code, e.g. `room_full`.
     pub code: &'static str,
@@ -19,6 +20,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// An error with any status and code; the named constructors below cover the common ones.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         ApiError {
             status,

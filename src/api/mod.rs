@@ -29,8 +29,11 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
+    /// Finds, creates and restores rooms: the way to every room task.
     pub registry: Arc<Registry>,
+    /// The database, read directly for the lobby, finished games, PGN and `/readyz`.
     pub store: Store,
+    /// The server's configuration (bind address, public URL for invite links, ...).
     pub config: Arc<Config>,
     /// Becomes `true` when the server begins shutting down; connections then close with 1012.
     pub shutdown: watch::Receiver<bool>,

@@ -70,6 +70,7 @@ impl std::fmt::Debug for Joined {
 /// Why a join failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JoinError {
+    /// The room refused the seat (full, taken, or no such seat): HTTP 409 or 400.
     Refused(JoinRefusal),
     /// The room could not store the seat (database unreachable) or is shutting down.
     Unavailable,
@@ -80,6 +81,7 @@ pub enum JoinError {
 pub struct Connected {
     /// The connection's id within the room, for its later commands.
     pub conn: u64,
+    /// The connection's seat, or `None` for a spectator.
     pub seat: Option<Seat>,
 }
 
@@ -95,13 +97,21 @@ pub enum ConnectError {
 /// The room summary of `GET /api/rooms/{id}`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RoomSummary {
+    /// The room's id (a UUID).
     pub room_id: Uuid,
+    /// The game id, e.g. `ouk-chatrang`.
     pub game: GameKind,
+    /// `waiting`, `playing` or `finished`.
     pub status: String,
+    /// `public` (listed in the lobby) or `private`.
     pub visibility: String,
+    /// Every seat, in seat order, with its name and whether it is connected.
     pub seats: Vec<SeatInfo>,
+    /// The room's current version.
     pub version: i64,
+    /// The room's invite code.
     pub invite_code: String,
+    /// When the room was created (UTC, RFC 3339 on the wire).
     pub created_at: DateTime<Utc>,
 }
 
@@ -134,8 +144,11 @@ enum Request {
 /// The way to a room task. Cheap to clone; every clone talks to the same task.
 #[derive(Clone, Debug)]
 pub struct RoomHandle {
+    /// The room's id.
     pub id: Uuid,
+    /// The room's invite code (lowercase).
     pub invite_code: String,
+    /// The game the room plays.
     pub kind: GameKind,
     tx: mpsc::Sender<Request>,
     /// The room's current version, published by the task for answers given outside it.

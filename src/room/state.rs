@@ -20,11 +20,14 @@ use crate::store::{GameRecord, RoomStatus, Visibility};
 /// Why a command was refused: a protocol code and a sentence. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
+    /// The reject code sent to the client (`reject.d.code`).
     pub code: Code,
+    /// What is wrong, for people (`reject.d.message`).
     pub message: String,
 }
 
 impl Refusal {
+    /// A refusal with `code` and a sentence for people.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Refusal {
             code,
@@ -38,6 +41,7 @@ impl Refusal {
 pub enum SeatChoice {
     /// Any free seat, chosen at random.
     Random,
+    /// A seat number, e.g. `1` (Black in Ouk Chatrang).
     Number(Seat),
     /// A colour name, e.g. `"black"`.
     Color(String),
@@ -57,7 +61,9 @@ pub enum JoinRefusal {
 /// One seat of the room.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SeatSlot {
+    /// Whether a player holds the seat.
     pub taken: bool,
+    /// The player's name, if one was given.
     pub name: Option<String>,
     /// SHA-256 of the seat token; `None` while the seat is free.
     pub token_hash: Option<[u8; 32]>,
@@ -66,7 +72,9 @@ pub struct SeatSlot {
 /// A move as played: canonical and display notation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayedMove {
+    /// Canonical notation (Ouk Chatrang: UCI), as stored and sent in `moved.d.move`.
     pub notation: String,
+    /// For people (Ouk Chatrang: SAN), as sent in `moved.d.display`.
     pub display: String,
 }
 
@@ -74,27 +82,41 @@ pub struct PlayedMove {
 /// stored.
 #[derive(Clone, Debug)]
 pub struct RoomState {
+    /// The room's id (a UUID).
     pub id: Uuid,
+    /// The invite code (8 lowercase characters, see [`super::token`]).
     pub invite_code: String,
+    /// Whether the lobby lists the room.
     pub visibility: Visibility,
+    /// The `options` object of the create request, as given (e.g. `start_position`).
     pub options: Value,
+    /// The start position as given, or the game's standard start; stored moves replay from it.
     pub start_position: String,
+    /// When the room was created (UTC).
     pub created_at: DateTime<Utc>,
+    /// One slot per seat, in seat order.
     pub seats: Vec<SeatSlot>,
+    /// `waiting` until every seat is taken, then `playing`, then `finished`.
     pub status: RoomStatus,
     /// The version of the last applied event.
     pub version: i64,
     /// The version of the last event that changed the position; a move sent at an older version is
     /// stale.
     pub position_version: i64,
+    /// The game in progress: the position plus the history the rules need.
     pub game: AnyGame,
+    /// Every move played, in order.
     pub moves: Vec<PlayedMove>,
+    /// The open offers; `game_over` clears them.
     pub offers: Vec<OfferInfo>,
     next_offer_id: u64,
     /// Per seat, the number of moves played when it last offered a draw: one offer per move.
     draw_offered_at: Vec<Option<usize>>,
+    /// The outcome, once a `game_over` has been applied.
     pub result: Option<Outcome>,
+    /// When `game_started` was applied.
     pub started_at: Option<DateTime<Utc>>,
+    /// When `game_over` was applied.
     pub finished_at: Option<DateTime<Utc>>,
 }
 
@@ -148,6 +170,7 @@ impl RoomState {
         }
     }
 
+    /// Which game the room plays.
     pub fn kind(&self) -> GameKind {
         self.game.kind()
     }

@@ -68,20 +68,37 @@ pub type Seat = u8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
+    /// `checkmate`: the side to move is mated and loses (Ouk Chatrang O-15; also while counting, O-22).
     Checkmate,
+    /// `stalemate`: the side to move has no legal move and is not in check; a draw (Ouk Chatrang O-15).
     Stalemate,
+    /// `goal_row`: a Soldier reached its goal row and its side wins (Khan K-14; not hosted yet).
     GoalRow,
+    /// `no_soldiers`: a side lost its last Soldier and loses (Khan K-15; not hosted yet).
     NoSoldiers,
+    /// `khan_tsin`: the mover made a 9-stack topped by a face-up Khan-pawn and wins (Khan-Tsin T-13;
+    /// not hosted yet).
     KhanTsin,
+    /// `resignation`: a seat sent `resign`; the opponent wins. Made by the room.
     Resignation,
+    /// `agreement`: a draw offer was accepted (or met by a counter-offer); a draw. Made by the room.
     Agreement,
+    /// `repetition`: threefold repetition. Ouk Chatrang: a draw the player to move claims (O-16);
+    /// Khan (K-17, a loss) and Khan-Tsin (T-15, a draw) will use it too.
     Repetition,
+    /// `insufficient_material`: neither side can ever mate; drawn automatically (Ouk Chatrang O-17).
     InsufficientMaterial,
+    /// `counting`: the count reached its limit without mate; a draw (Ouk Chatrang O-20).
     Counting,
+    /// `no_moves`: the player on move has no legal move; a draw (Khan K-16; not hosted yet).
     NoMoves,
+    /// `all_skipped`: no player has a legal move; a draw (Khan-Tsin T-14; not hosted yet).
     AllSkipped,
+    /// `timeout`: a clock ran out; never produced by this version, which has no clocks.
     Timeout,
+    /// `abandoned`: in the contract's list of reasons; never produced by this version.
     Abandoned,
+    /// `aborted`: in the contract's list of reasons; never produced by this version.
     Aborted,
 }
 
@@ -117,7 +134,9 @@ impl fmt::Display for EndReason {
 /// How a game ended: the winning seat (`None` for a draw) and the reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
+    /// The winning seat; `None` for a draw.
     pub winner: Option<Seat>,
+    /// Why the game ended (`game_over.d.result.reason` on the wire).
     pub reason: EndReason,
 }
 
@@ -177,11 +196,14 @@ impl RuleErrorCode {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {message}", code.as_str())]
 pub struct RuleError {
+    /// The stable kind; the room maps it onto a reject code, the REST API onto an error code.
     pub code: RuleErrorCode,
+    /// What is wrong, for people, citing the rule where there is one.
     pub message: String,
 }
 
 impl RuleError {
+    /// A rule error with `code` and a sentence for people.
     pub fn new(code: RuleErrorCode, message: impl Into<String>) -> Self {
         RuleError {
             code,
@@ -233,6 +255,7 @@ pub trait Rules {
 /// A game of any kind: what the server holds (no trait objects needed).
 #[derive(Clone, Debug)]
 pub enum AnyGame {
+    /// Cambodian chess (docs/rules/ouk-chatrang.md).
     OukChatrang(ouk_chatrang::Game),
 }
 
@@ -248,6 +271,7 @@ impl AnyGame {
         }
     }
 
+    /// Which game this is.
     pub fn kind(&self) -> GameKind {
         match self {
             AnyGame::OukChatrang(_) => GameKind::OukChatrang,
