@@ -92,10 +92,10 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
 }
 
 impl Running {
-    /// Stops accepting, closes every WebSocket with 1012 (clients reconnect with `last_v`), and
-    /// waits for in-flight requests to finish and for the close frames to be sent (at most 5 s).
-    /// Room tasks are not cancelled by this: a commit under way completes or, if the process then
-    /// exits, is never acknowledged.
+    /// Stops accepting, closes every WebSocket with 1012 (clients reconnect with `last_v`), waits
+    /// for in-flight requests to finish and for the close frames to be sent (at most 5 s), then
+    /// closes the store, which waits for commits under way. A command still queued in a room then
+    /// fails to commit and is never acknowledged, so its client retries it after the restart.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
         let _ = self.shutdown.send(true);
         let served = match self.task.await {
@@ -104,6 +104,8 @@ impl Running {
         };
         // The router (and its sender) is gone with the serve task; only live sockets hold one.
         let _ = tokio::time::timeout(CLOSE_GRACE, self.connections_done.recv()).await;
+        // Returns once commits under way are done; SQLite also checkpoints its write-ahead log.
+        self.store.close().await;
         served
     }
 }
