@@ -8,17 +8,17 @@
 //! commands and 300 idle spectators widen the window between two sends. Before the fix it found a
 //! hole within a few hundred commands on every run.
 
+mod support;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use khanate::protocol::Command;
 use khanate::room::Outbound;
-use khanate::room::registry::{NewRoom, Registry};
-use khanate::room::state::SeatChoice;
-use khanate::rules::GameKind;
-use khanate::store::{Store, Visibility};
-use serde_json::{Value, json};
+use khanate::room::registry::Registry;
+use khanate::store::Store;
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 /// How many rounds (each: White moves, White offers a draw, Black moves and so declines it).
@@ -45,27 +45,15 @@ async fn ack(rx: &mut mpsc::Receiver<Outbound>) -> i64 {
 async fn a_slow_connection_never_sees_a_version_hole() {
     // In memory: the faster the commits, the more often the slow reader's queue is full.
     let registry = Registry::new(Store::connect("sqlite::memory:").await.unwrap());
-    let created = registry
-        .create(NewRoom {
-            kind: GameKind::OukChatrang,
-            start_position: None,
-            options: json!({}),
-            visibility: Visibility::Private,
-            seat: SeatChoice::Number(0),
-            name: None,
-        })
-        .await
-        .unwrap();
-    let room = created.room;
-    let black = room.join(SeatChoice::Random, None).await.unwrap();
+    let (room, white_token, black_token) = support::rooms::two_player_room(&registry).await;
     let (white_tx, mut white_rx) = mpsc::channel(1_000_000);
     let white = room
-        .connect(Some(created.joined.seat_token), None, white_tx)
+        .connect(Some(white_token), None, white_tx)
         .await
         .unwrap();
     let (black_tx, mut black_rx) = mpsc::channel(1_000_000);
     let black = room
-        .connect(Some(black.seat_token), None, black_tx)
+        .connect(Some(black_token), None, black_tx)
         .await
         .unwrap();
     let mut idle = Vec::new();

@@ -6,11 +6,9 @@ mod support;
 
 use khanate::protocol::Command;
 use khanate::room::Outbound;
-use khanate::room::registry::{NewRoom, Registry};
-use khanate::room::state::SeatChoice;
-use khanate::rules::GameKind;
-use khanate::store::{Store, Visibility};
-use serde_json::{Value, json};
+use khanate::room::registry::Registry;
+use khanate::store::Store;
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 fn text(out: Outbound) -> Value {
@@ -24,28 +22,16 @@ fn text(out: Outbound) -> Value {
 async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
     let (_file, url) = support::db::fresh_sqlite_url();
     let registry = Registry::new(Store::connect(&url).await.unwrap());
-    let created = registry
-        .create(NewRoom {
-            kind: GameKind::OukChatrang,
-            start_position: None,
-            options: json!({}),
-            visibility: Visibility::Private,
-            seat: SeatChoice::Number(0),
-            name: None,
-        })
-        .await
-        .unwrap();
-    let room = created.room;
-    let black = room.join(SeatChoice::Random, None).await.unwrap();
+    let (room, white_token, black_token) = support::rooms::two_player_room(&registry).await;
     // The players read everything.
     let (white_tx, mut white_rx) = mpsc::channel(64);
     let white = room
-        .connect(Some(created.joined.seat_token), None, white_tx)
+        .connect(Some(white_token), None, white_tx)
         .await
         .unwrap();
     let (black_tx, mut black_rx) = mpsc::channel(64);
     let black = room
-        .connect(Some(black.seat_token), None, black_tx)
+        .connect(Some(black_token), None, black_tx)
         .await
         .unwrap();
     // A spectator that never reads, with room for welcome, snapshot and one event.

@@ -18,7 +18,7 @@ use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, RuleErrorCode};
-use crate::store::Visibility;
+use crate::store::{GameRecord, Visibility};
 
 /// The longest display name, in characters.
 const MAX_NAME_CHARS: usize = 32;
@@ -268,8 +268,11 @@ pub async fn lobby(
     Ok(Json(json!({ "rooms": rooms })).into_response())
 }
 
-fn parse_room_id(text: &str) -> Result<Uuid, ApiError> {
-    Uuid::try_parse(text).map_err(|_| ApiError::not_found(format!("no finished game {text:?}")))
+/// The finished game of the room `room_id`, or 404.
+async fn finished_game(state: &AppState, room_id: &str) -> Result<GameRecord, ApiError> {
+    let not_found = || ApiError::not_found(format!("no finished game {room_id:?}"));
+    let id = Uuid::try_parse(room_id).map_err(|_| not_found())?;
+    state.store.game_record(id).await?.ok_or_else(not_found)
 }
 
 /// `GET /api/games/{room_id}`: a finished game.
@@ -277,12 +280,7 @@ pub async fn game_record(
     State(state): State<AppState>,
     Path(room_id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let id = parse_room_id(&room_id)?;
-    let record = state
-        .store
-        .game_record(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no finished game {room_id:?}")))?;
+    let record = finished_game(&state, &room_id).await?;
     let mut body = json!({
         "room_id": record.room_id,
         "game": record.game,
@@ -306,12 +304,7 @@ pub async fn game_pgn(
     State(state): State<AppState>,
     Path(room_id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let id = parse_room_id(&room_id)?;
-    let record = state
-        .store
-        .game_record(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no finished game {room_id:?}")))?;
+    let record = finished_game(&state, &room_id).await?;
     let text = pgn::write(&record).map_err(ApiError::bad_request)?;
     Ok((
         [(

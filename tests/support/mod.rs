@@ -5,5 +5,6 @@
 
 pub mod data;
 pub mod db;
+pub mod rooms;
 pub mod server;
 pub mod ws;

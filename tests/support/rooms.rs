@@ -1,0 +1,30 @@
+//! Rooms driven in-process through the registry, without sockets: for tests of the room task's
+//! queues and ordering.
+
+use khanate::room::RoomHandle;
+use khanate::room::registry::{NewRoom, Registry};
+use khanate::room::state::SeatChoice;
+use khanate::rules::GameKind;
+use khanate::store::Visibility;
+use serde_json::json;
+
+/// A new Ouk Chatrang room in `registry` with both seats taken: (room, White's token, Black's token).
+pub async fn two_player_room(registry: &Registry) -> (RoomHandle, String, String) {
+    let created = registry
+        .create(NewRoom {
+            kind: GameKind::OukChatrang,
+            start_position: None,
+            options: json!({}),
+            visibility: Visibility::Private,
+            seat: SeatChoice::Number(0),
+            name: None,
+        })
+        .await
+        .expect("the room is created");
+    let black = created
+        .room
+        .join(SeatChoice::Random, None)
+        .await
+        .expect("black joins");
+    (created.room, created.joined.seat_token, black.seat_token)
+}
