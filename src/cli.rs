@@ -2,7 +2,7 @@
 //! each starting from the standard position or from `--position TEXT` (the game's own position text;
 //! for Ouk Chatrang a FEN). Each function returns the text to print.
 
-use crate::rules::{AnyGame, GameKind, Outcome, RuleError, Rules, ouk_chatrang};
+use crate::rules::{AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, ouk_chatrang};
 
 /// The status word(s) of a game: `ongoing`, or the result and reason, e.g. `1/2-1/2 counting`.
 pub fn status_line(outcome: Option<Outcome>) -> String {
@@ -50,16 +50,24 @@ pub fn perft(
     }
 }
 
+/// A game's set-up from an optional `--position`.
+fn start_at(position: Option<&str>) -> GameOptions {
+    GameOptions {
+        start_position: position.map(str::to_owned),
+        ..GameOptions::default()
+    }
+}
+
 /// `khanate moves GAME [--position TEXT]`: the legal moves, one a line, sorted.
 pub fn moves(kind: GameKind, position: Option<&str>) -> Result<String, RuleError> {
-    let game = AnyGame::new(kind, position)?;
+    let game = AnyGame::new(kind, &start_at(position))?;
     Ok(game.legal_moves().join("\n"))
 }
 
 /// `khanate play GAME [--position TEXT] MOVE...`: the position after the moves, then the status
 /// line. Errors name the first move that does not play.
 pub fn play(kind: GameKind, position: Option<&str>, moves: &[String]) -> Result<String, RuleError> {
-    let mut game = AnyGame::new(kind, position)?;
+    let mut game = AnyGame::new(kind, &start_at(position))?;
     for (i, mv) in moves.iter().enumerate() {
         game.play(mv)
             .map_err(|e| RuleError::new(e.code, format!("move {} ({mv}): {}", i + 1, e.message)))?;

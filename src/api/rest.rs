@@ -17,7 +17,7 @@ use super::pgn;
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
-use crate::rules::{GameKind, RuleErrorCode};
+use crate::rules::{GameKind, GameOptions, RuleErrorCode};
 use crate::store::{GameRecord, Visibility};
 
 /// The longest display name, in characters.
@@ -86,24 +86,29 @@ fn clean_name(name: Option<String>) -> Result<Option<String>, ApiError> {
     Ok(Some(name.to_owned()))
 }
 
-/// The game's start position from `options`, refusing options the game does not have.
-fn start_position(kind: GameKind, options: &Value) -> Result<Option<String>, ApiError> {
-    let Value::Object(map) = options else {
+/// The game set-up of a create request: `seats` and `options` (`start_position`, `layout`,
+/// `colors`). Only the shape is checked here; whether the game has and accepts each option is the
+/// rules module's to say.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct OptionsBody {
+    start_position: Option<String>,
+    layout: Option<String>,
+    colors: Option<Vec<String>>,
+}
+
+fn game_setup(seats: Option<u8>, options: &Value) -> Result<GameOptions, ApiError> {
+    if !options.is_object() {
         return Err(ApiError::bad_request("options must be a JSON object"));
-    };
-    let known = match kind {
-        GameKind::OukChatrang => ["start_position"],
-    };
-    if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(ApiError::bad_request(format!(
-            "{kind} has no option {unknown:?}"
-        )));
     }
-    match map.get("start_position") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(_) => Err(ApiError::bad_request("start_position must be a string")),
-    }
+    let parsed: OptionsBody = serde_json::from_value(options.clone())
+        .map_err(|e| ApiError::bad_request(format!("bad options: {e}")))?;
+    Ok(GameOptions {
+        start_position: parsed.start_position,
+        players: seats,
+        layout: parsed.layout,
+        colors: parsed.colors,
+    })
 }
 
 /// `{base}/r/{code}`, where base is the configured public URL or `http://` + the Host header.
@@ -156,14 +161,6 @@ pub async fn create_room(
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
     })?;
-    let seats = match kind {
-        GameKind::OukChatrang => 2,
-    };
-    if body.seats.is_some_and(|n| n != seats) {
-        return Err(ApiError::bad_request(format!(
-            "{kind} is played by {seats} players"
-        )));
-    }
     if body.clock.as_ref().is_some_and(|c| !c.is_null()) {
         return Err(ApiError::bad_request(
             "clocks are not supported by this server version",
@@ -179,10 +176,10 @@ pub async fn create_room(
         }
     };
     let options = body.options.unwrap_or_else(|| json!({}));
-    let start_position = start_position(kind, &options)?;
+    let setup = game_setup(body.seats, &options)?;
     let request = NewRoom {
         kind,
-        start_position,
+        setup,
         options,
         visibility,
         seat: body.seat.map_or(SeatChoice::Random, SeatChoice::from),
@@ -191,6 +188,9 @@ pub async fn create_room(
     let created = state.registry.create(request).await.map_err(|e| match e {
         CreateError::Position(e) if e.code == RuleErrorCode::BadPosition => {
             ApiError::new(StatusCode::BAD_REQUEST, "bad_position", e.message)
+        }
+        CreateError::Position(e) if e.code == RuleErrorCode::BadOption => {
+            ApiError::bad_request(e.message)
         }
         CreateError::Position(e) => ApiError::bad_request(e.message),
         CreateError::AlreadyOver(_) => {

@@ -21,7 +21,7 @@ use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle};
 use crate::protocol::Event;
-use crate::rules::{AnyGame, GameKind, RuleError, Rules};
+use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules};
 use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility, now};
 
 /// What a person asks for when creating a room.
@@ -29,8 +29,8 @@ use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, 
 pub struct NewRoom {
     /// The game.
     pub kind: GameKind,
-    /// A start position in the game's position text (analysis rooms); the standard start otherwise.
-    pub start_position: Option<String>,
+    /// How the game is set up (start position, players, ...), read from `options`.
+    pub setup: GameOptions,
     /// The options as given, stored with the room.
     pub options: Value,
     /// Whether the lobby lists the room while it waits.
@@ -137,12 +137,15 @@ impl Registry {
 
     /// Creates a room, stores it with the creator's seat, and starts its task.
     pub async fn create(&self, request: NewRoom) -> Result<Created, CreateError> {
-        let game = AnyGame::new(request.kind, request.start_position.as_deref())
-            .map_err(CreateError::Position)?;
+        let game = AnyGame::new(request.kind, &request.setup).map_err(CreateError::Position)?;
         if let Some(outcome) = game.outcome() {
             return Err(CreateError::AlreadyOver(outcome.reason.as_str().to_owned()));
         }
-        let start_position = request.start_position.unwrap_or_else(|| game.position());
+        let start_position = request
+            .setup
+            .start_position
+            .clone()
+            .unwrap_or_else(|| game.position());
         let mut tries = 0;
         loop {
             tries += 1;
@@ -255,7 +258,7 @@ fn room_row(state: &RoomState) -> RoomRow {
         id: state.id,
         invite_code: state.invite_code.clone(),
         game: state.kind(),
-        seats: state.game.seats(),
+        seats: state.game.players(),
         visibility: state.visibility,
         status: RoomStatus::Waiting,
         version: state.version,
@@ -268,7 +271,12 @@ fn room_row(state: &RoomState) -> RoomRow {
 /// Rebuilds a room task's state by applying its stored events in order.
 fn restore(stored: StoredRoom, store: Store) -> Result<Actor, String> {
     let room = stored.room;
-    let game = AnyGame::new(room.game, Some(&room.start_position))
+    // The start position text holds everything a game is set up with (players, layout, ...).
+    let setup = GameOptions {
+        start_position: Some(room.start_position.clone()),
+        ..GameOptions::default()
+    };
+    let game = AnyGame::new(room.game, &setup)
         .map_err(|e| format!("room {}: stored start position: {e}", room.id))?;
     let mut state = RoomState::new(
         room.id,

@@ -126,9 +126,10 @@ fn rule_code(code: RuleErrorCode) -> Code {
         RuleErrorCode::BadNotation => Code::BadNotation,
         RuleErrorCode::GameOver => Code::GameOver,
         RuleErrorCode::CannotClaim => Code::CannotClaim,
-        RuleErrorCode::IllegalMove | RuleErrorCode::BadPosition | RuleErrorCode::UnknownGame => {
-            Code::IllegalMove
-        }
+        RuleErrorCode::IllegalMove
+        | RuleErrorCode::BadPosition
+        | RuleErrorCode::UnknownGame
+        | RuleErrorCode::BadOption => Code::IllegalMove,
     }
 }
 
@@ -146,7 +147,7 @@ impl RoomState {
         start_position: String,
         created_at: DateTime<Utc>,
     ) -> Self {
-        let seats_len = usize::from(game.seats());
+        let seats_len = usize::from(game.players());
         let seats = vec![SeatSlot::default(); seats_len];
         RoomState {
             id,
@@ -198,7 +199,7 @@ impl RoomState {
         name: Option<String>,
     ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
         let free = |seat: &Seat| !self.seats[usize::from(*seat)].taken;
-        let all: Vec<Seat> = (0..self.game.seats()).collect();
+        let all: Vec<Seat> = (0..self.game.players()).collect();
         if self.status != RoomStatus::Waiting || !all.iter().any(free) {
             return Err(JoinRefusal::RoomFull);
         }
@@ -213,7 +214,7 @@ impl RoomState {
             SeatChoice::Number(n) => {
                 return Err(JoinRefusal::NoSuchSeat(format!(
                     "seat {n} does not exist; this game has seats 0 to {}",
-                    self.game.seats() - 1
+                    self.game.players() - 1
                 )));
             }
             SeatChoice::Color(color) => all
@@ -254,7 +255,8 @@ impl RoomState {
         match command {
             Command::Move { mv, v } => self.decide_move(seat, mv, *v),
             Command::Resign => {
-                let opponents: Vec<Seat> = (0..self.game.seats()).filter(|s| *s != seat).collect();
+                let opponents: Vec<Seat> =
+                    (0..self.game.players()).filter(|s| *s != seat).collect();
                 let winner = match opponents.as_slice() {
                     [one] => Some(*one),
                     _ => None,

@@ -175,6 +175,9 @@ pub enum RuleErrorCode {
     CannotClaim,
     /// A game id that is not one of `GameKind::ALL`.
     UnknownGame,
+    /// A set-up option the game does not have, or a value it cannot use (e.g. 3 players of Ouk
+    /// Chatrang, a Khan-Tsin layout without twelve squares of each type).
+    BadOption,
 }
 
 impl RuleErrorCode {
@@ -187,6 +190,7 @@ impl RuleErrorCode {
             RuleErrorCode::GameOver => "game_over",
             RuleErrorCode::CannotClaim => "cannot_claim",
             RuleErrorCode::UnknownGame => "unknown_game",
+            RuleErrorCode::BadOption => "bad_option",
         }
     }
 }
@@ -220,8 +224,35 @@ pub struct Applied {
     pub notation: String,
     /// The move for people (Ouk Chatrang: SAN as Fairy-Stockfish writes it, e.g. `dxe3=M`).
     pub display: String,
+    /// Seats whose turn was skipped after this move because they had no legal move, in turn order
+    /// (Khan-Tsin T-12); empty in the other games.
+    pub skipped: Vec<Seat>,
     /// Set when this move ended the game (checkmate, counting, ...).
     pub outcome: Option<Outcome>,
+}
+
+/// What [`Rules::resign`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resigned {
+    /// Seats skipped because the turn passed on and they had no legal move (Khan-Tsin T-12).
+    pub skipped: Vec<Seat>,
+    /// Set when the resignation ended the game: in a two-player game the opponent wins; in a
+    /// three-player game only when one player is left.
+    pub outcome: Option<Outcome>,
+}
+
+/// How a new game is set up, from a room's options. Each game reads what concerns it and
+/// [`AnyGame::new`] refuses options a game does not have.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameOptions {
+    /// A start position in the game's position text (analysis rooms); the standard start otherwise.
+    pub start_position: Option<String>,
+    /// Khan-Tsin: 2 or 3 players.
+    pub players: Option<u8>,
+    /// Khan-Tsin: the track layout, 36 digits in {1, 2, 3}, twelve of each (T-3).
+    pub layout: Option<String>,
+    /// Khan-Tsin: the colours played, in seat order, e.g. `["white", "green"]` (T-4).
+    pub colors: Option<Vec<String>>,
 }
 
 /// The interface every game implements. A value is a whole game in progress: the position plus the
@@ -231,11 +262,28 @@ pub trait Rules {
     /// The current position in the game's canonical position text (Ouk Chatrang: FEN).
     fn position(&self) -> String;
 
+    /// How many seats (players) the game has.
+    fn players(&self) -> u8;
+
+    /// The colour name of `seat` on the wire (`"white"`, `"black"`, `"green"`, `"blue"`).
+    fn color(&self, seat: Seat) -> &'static str;
+
     /// The seat whose turn it is, or `None` once the game has ended.
     fn to_move(&self) -> Option<Seat>;
 
+    /// The seats still taking part, in turn order: every seat, except in a three-player game where
+    /// some have left (Khan-Tsin: resigned; their pieces stay and their turns are skipped).
+    fn in_play(&self) -> Vec<Seat>;
+
     /// Every legal move in canonical notation, sorted; empty once the game has ended.
     fn legal_moves(&self) -> Vec<String>;
+
+    /// The legal moves as sent to the seat on move (`legal_moves` in PROTOCOL.md): by default the
+    /// sorted list of [`Rules::legal_moves`]; a game whose list would be long may send a more
+    /// compact shape, documented in `docs/protocol.md`.
+    fn legal_moves_json(&self) -> serde_json::Value {
+        serde_json::Value::from(self.legal_moves())
+    }
 
     /// Plays `mv` (any accepted spelling of a legal move) for the side to move.
     ///
@@ -246,10 +294,38 @@ pub trait Rules {
     /// How the game ended by the rules, if it has.
     fn outcome(&self) -> Option<Outcome>;
 
+    /// `seat` resigns (it need not be on move). Errors: `GameOver`, or `IllegalMove` when `seat` is
+    /// not in play. On error nothing changes.
+    fn resign(&mut self, seat: Seat) -> Result<Resigned, RuleError>;
+
     /// `by` claims a draw for `reason` (Ouk Chatrang: `Repetition`, O-16). On success the game is
     /// over with the returned outcome. Errors: `GameOver`, or `CannotClaim` when the rules do not
     /// allow the claim now or not by this seat. On error nothing changes.
     fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError>;
+}
+
+/// The resignation of one of two players: the other wins. Errors when the game is over or `seat`
+/// is not a seat.
+pub fn resign_two_player(outcome: &mut Option<Outcome>, seat: Seat) -> Result<Resigned, RuleError> {
+    if outcome.is_some() {
+        return Err(RuleError::new(RuleErrorCode::GameOver, "the game is over"));
+    }
+    let winner = match seat {
+        0 => 1,
+        1 => 0,
+        _ => {
+            return Err(RuleError::new(
+                RuleErrorCode::IllegalMove,
+                format!("there is no seat {seat}"),
+            ));
+        }
+    };
+    let resigned = Outcome::win(winner, EndReason::Resignation);
+    *outcome = Some(resigned);
+    Ok(Resigned {
+        skipped: Vec::new(),
+        outcome: Some(resigned),
+    })
 }
 
 /// A game of any kind: what the server holds (no trait objects needed).
@@ -259,15 +335,44 @@ pub enum AnyGame {
     OukChatrang(ouk_chatrang::Game),
 }
 
+/// Refuses the options `kind` does not have.
+fn only_options(kind: GameKind, options: &GameOptions, allowed: &[&str]) -> Result<(), RuleError> {
+    let given = [
+        ("start_position", options.start_position.is_some()),
+        ("players", options.players.is_some()),
+        ("layout", options.layout.is_some()),
+        ("colors", options.colors.is_some()),
+    ];
+    match given
+        .iter()
+        .find(|(name, set)| *set && !allowed.contains(name))
+    {
+        Some((name, _)) => Err(RuleError::new(
+            RuleErrorCode::BadOption,
+            format!("{kind} has no option {name}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 impl AnyGame {
-    /// A new game of `kind` from its standard start, or from `start_position` (the game's position
-    /// text) when given. Errors: `BadPosition` when the text cannot be read.
-    pub fn new(kind: GameKind, start_position: Option<&str>) -> Result<Self, RuleError> {
+    /// A new game of `kind` set up by `options`. Errors: `BadPosition` when a start position or
+    /// another option cannot be used (it says which and why).
+    pub fn new(kind: GameKind, options: &GameOptions) -> Result<Self, RuleError> {
         match kind {
-            GameKind::OukChatrang => Ok(AnyGame::OukChatrang(match start_position {
-                Some(fen) => ouk_chatrang::Game::from_fen(fen)?,
-                None => ouk_chatrang::Game::new(),
-            })),
+            GameKind::OukChatrang => {
+                only_options(kind, options, &["start_position", "players"])?;
+                if options.players.is_some_and(|n| n != 2) {
+                    return Err(RuleError::new(
+                        RuleErrorCode::BadOption,
+                        "ouk-chatrang is played by 2 players",
+                    ));
+                }
+                Ok(AnyGame::OukChatrang(match &options.start_position {
+                    Some(fen) => ouk_chatrang::Game::from_fen(fen)?,
+                    None => ouk_chatrang::Game::new(),
+                }))
+            }
         }
     }
 
@@ -275,20 +380,6 @@ impl AnyGame {
     pub fn kind(&self) -> GameKind {
         match self {
             AnyGame::OukChatrang(_) => GameKind::OukChatrang,
-        }
-    }
-
-    /// How many seats (players) the game has.
-    pub fn seats(&self) -> u8 {
-        match self {
-            AnyGame::OukChatrang(_) => 2,
-        }
-    }
-
-    /// The colour name of `seat` on the wire (`"white"`, `"black"`, ...).
-    pub fn color(&self, seat: Seat) -> &'static str {
-        match self {
-            AnyGame::OukChatrang(_) => ouk_chatrang::Color::from_seat(seat).as_str(),
         }
     }
 
@@ -318,12 +409,28 @@ impl Rules for AnyGame {
         self.rules().position()
     }
 
+    fn players(&self) -> u8 {
+        self.rules().players()
+    }
+
+    fn color(&self, seat: Seat) -> &'static str {
+        self.rules().color(seat)
+    }
+
     fn to_move(&self) -> Option<Seat> {
         self.rules().to_move()
     }
 
+    fn in_play(&self) -> Vec<Seat> {
+        self.rules().in_play()
+    }
+
     fn legal_moves(&self) -> Vec<String> {
         self.rules().legal_moves()
+    }
+
+    fn legal_moves_json(&self) -> serde_json::Value {
+        self.rules().legal_moves_json()
     }
 
     fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {
@@ -332,6 +439,10 @@ impl Rules for AnyGame {
 
     fn outcome(&self) -> Option<Outcome> {
         self.rules().outcome()
+    }
+
+    fn resign(&mut self, seat: Seat) -> Result<Resigned, RuleError> {
+        self.rules_mut().resign(seat)
     }
 
     fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {

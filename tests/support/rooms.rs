@@ -4,7 +4,7 @@
 use khanate::room::RoomHandle;
 use khanate::room::registry::{NewRoom, Registry};
 use khanate::room::state::SeatChoice;
-use khanate::rules::GameKind;
+use khanate::rules::{GameKind, GameOptions};
 use khanate::store::Visibility;
 use serde_json::json;
 
@@ -13,7 +13,7 @@ pub async fn two_player_room(registry: &Registry) -> (RoomHandle, String, String
     let created = registry
         .create(NewRoom {
             kind: GameKind::OukChatrang,
-            start_position: None,
+            setup: GameOptions::default(),
             options: json!({}),
             visibility: Visibility::Private,
             seat: SeatChoice::Number(0),

@@ -7,7 +7,9 @@ use super::material;
 use super::moves::Move;
 use super::position::{Position, Rights};
 use super::san;
-use crate::rules::{Applied, EndReason, Outcome, RuleError, RuleErrorCode, Rules, Seat};
+use crate::rules::{
+    Applied, EndReason, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat, resign_two_player,
+};
 
 /// What makes two positions "the same" for repetition (O-16, **Decision**): the board, the side
 /// to move and the special first-move rights; not the clocks or the count.
@@ -146,6 +148,7 @@ impl Game {
         self.seen.push(RepetitionKey::of(&self.position));
         self.outcome = self.judge();
         Applied {
+            skipped: Vec::new(),
             notation: mv.to_string(),
             display,
             outcome: self.outcome,
@@ -162,6 +165,19 @@ impl Default for Game {
 impl Rules for Game {
     fn position(&self) -> String {
         self.position.to_string()
+    }
+
+    fn players(&self) -> u8 {
+        2
+    }
+
+    /// `white` for seat 0, `black` for seat 1.
+    fn color(&self, seat: Seat) -> &'static str {
+        Color::from_seat(seat).as_str()
+    }
+
+    fn in_play(&self) -> Vec<Seat> {
+        vec![0, 1]
     }
 
     fn to_move(&self) -> Option<Seat> {
@@ -191,6 +207,10 @@ impl Rules for Game {
 
     fn outcome(&self) -> Option<Outcome> {
         self.outcome
+    }
+
+    fn resign(&mut self, seat: Seat) -> Result<Resigned, RuleError> {
+        resign_two_player(&mut self.outcome, seat)
     }
 
     fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {

@@ -701,14 +701,45 @@ fn bad_notation_and_illegal_moves_change_nothing() {
 
 #[test]
 fn any_game_plays_ouk_chatrang() {
-    use crate::rules::{AnyGame, GameKind};
-    let mut g = AnyGame::new(GameKind::OukChatrang, None).unwrap();
+    use crate::rules::{AnyGame, GameKind, GameOptions};
+    let mut g = AnyGame::new(GameKind::OukChatrang, &GameOptions::default()).unwrap();
     assert_eq!(g.color(0), "white");
     assert_eq!(g.color(1), "black");
     let applied = g.play("d1b2").unwrap();
     assert_eq!(applied.display, "Kb2");
     assert_eq!(g.to_move(), Some(1));
     assert!(g.counting().is_none());
-    let err = AnyGame::new(GameKind::OukChatrang, Some("not a fen")).unwrap_err();
+    let fen = |text: &str| GameOptions {
+        start_position: Some(text.into()),
+        ..GameOptions::default()
+    };
+    let err = AnyGame::new(GameKind::OukChatrang, &fen("not a fen")).unwrap_err();
     assert_eq!(err.code, RuleErrorCode::BadPosition);
+    let three = GameOptions {
+        players: Some(3),
+        ..GameOptions::default()
+    };
+    assert_eq!(
+        AnyGame::new(GameKind::OukChatrang, &three)
+            .unwrap_err()
+            .code,
+        RuleErrorCode::BadOption
+    );
+    let layout = GameOptions {
+        layout: Some("231".repeat(12)),
+        ..GameOptions::default()
+    };
+    assert_eq!(
+        AnyGame::new(GameKind::OukChatrang, &layout)
+            .unwrap_err()
+            .code,
+        RuleErrorCode::BadOption
+    );
+    assert_eq!(g.in_play(), vec![0, 1]);
+    let resigned = g.resign(1).unwrap();
+    assert_eq!(
+        resigned.outcome,
+        Some(Outcome::win(0, EndReason::Resignation))
+    );
+    assert_eq!(g.resign(0).unwrap_err().code, RuleErrorCode::GameOver);
 }
