@@ -328,6 +328,9 @@ pub struct SeatInfo {
     pub taken: bool,
     /// Whether the seat has at least one live WebSocket connection.
     pub connected: bool,
+    /// Whether the seat's player has left a game that goes on without it (three-player games).
+    #[serde(default)]
+    pub left: bool,
 }
 
 /// A game result on the wire: `{"winner": seat | null, "reason"}`.
@@ -399,8 +402,8 @@ pub enum OfferKind {
     Rematch,
 }
 
-/// An open offer: `{"id", "kind", "by"}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An open offer: `{"id", "kind", "by", "accepted"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OfferInfo {
     /// The offer's id, from 1 upwards within the room; `accept` and `decline` name it.
     pub id: u64,
@@ -408,6 +411,10 @@ pub struct OfferInfo {
     pub kind: OfferKind,
     /// The seat that made the offer.
     pub by: Seat,
+    /// The seats that have accepted so far (three-player games, where every remaining player must
+    /// accept); empty when the offer is made.
+    #[serde(default)]
+    pub accepted: Vec<Seat>,
 }
 
 /// Every versioned room event (PROTOCOL.md "Events"). Serialized as `{"t": <variant>, "d": {...}}`;
@@ -455,6 +462,28 @@ pub enum Event {
         /// The id of the offer that is no longer open.
         id: u64,
     },
+    /// `offer_accepted`: one of several players who must accept an offer did (three-player
+    /// games); the offer stays open until the last one accepts, which ends the game.
+    OfferAccepted {
+        /// The offer's id.
+        id: u64,
+        /// The seat that accepted.
+        by: Seat,
+    },
+    /// `skipped`: the seat had no legal move and its turn passed (Khan-Tsin T-12); follows the
+    /// event that left it stuck.
+    Skipped {
+        /// The seat whose turn was skipped.
+        seat: Seat,
+    },
+    /// `left`: a seat left a three-player game that goes on without it (its pieces stay; its turns
+    /// are skipped from now on).
+    Left {
+        /// The seat that left.
+        seat: Seat,
+        /// Why: `resignation` in this version.
+        reason: EndReason,
+    },
     /// `game_over`: the game ended; a position change, and every open offer closes.
     GameOver {
         /// The winner (or `null` for a draw) and the reason word.
@@ -471,6 +500,9 @@ impl Event {
             Event::Moved { .. } => "moved",
             Event::Offer(_) => "offer",
             Event::OfferDeclined { .. } => "offer_declined",
+            Event::OfferAccepted { .. } => "offer_accepted",
+            Event::Skipped { .. } => "skipped",
+            Event::Left { .. } => "left",
             Event::GameOver { .. } => "game_over",
         }
     }
@@ -537,7 +569,7 @@ pub struct Snapshot {
     pub display_moves: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Every legal move, only in the snapshot sent to the seat on move; absent otherwise.
-    pub legal_moves: Option<Vec<String>>,
+    pub legal_moves: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The Ouk Chatrang count while one runs (O-24); absent otherwise.
     pub counting: Option<CountingInfo>,
@@ -664,10 +696,11 @@ mod tests {
             id: 3,
             kind: OfferKind::Draw,
             by: 1,
+            accepted: vec![],
         });
         assert_eq!(
             event.data(),
-            serde_json::json!({"id": 3, "kind": "draw", "by": 1})
+            serde_json::json!({"id": 3, "kind": "draw", "by": 1, "accepted": []})
         );
         assert_eq!(
             Event::from_parts(event.kind(), event.data()).unwrap(),

@@ -62,6 +62,9 @@ fn check_server_frame(frame: &Value) {
         "moved",
         "offer",
         "offer_declined",
+        "offer_accepted",
+        "skipped",
+        "left",
         "game_over",
     ];
     assert_eq!(
@@ -126,6 +129,9 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "moved",
         "offer",
         "offer_declined",
+        "offer_accepted",
+        "skipped",
+        "left",
         "game_over",
         "presence",
         "ack",

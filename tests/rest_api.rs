@@ -43,8 +43,8 @@ async fn created_room_answers_with_invite_and_a_token_for_the_chosen_seat() {
     assert_eq!(
         summary["seats"],
         json!([
-            {"seat": 0, "color": "white", "name": null, "taken": false, "connected": false},
-            {"seat": 1, "color": "black", "name": "Sok", "taken": true, "connected": false}
+            {"seat": 0, "color": "white", "name": null, "taken": false, "connected": false, "left": false},
+            {"seat": 1, "color": "black", "name": "Sok", "taken": true, "connected": false, "left": false}
         ])
     );
 

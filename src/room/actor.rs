@@ -255,27 +255,28 @@ impl Actor {
     }
 
     /// The frame of a logged event for a connection of `seat`: the seat on move gets the legal moves
-    /// with the event that made the current position.
+    /// with the event that made the current position (`game_started`, `moved`, or `left` when a
+    /// resignation passed the turn).
     fn frame_for(
         &self,
         logged: &Logged,
         seat: Option<Seat>,
-        legal: &mut Option<Vec<String>>,
+        legal: &mut Option<Value>,
     ) -> Arc<str> {
         let personal = seat.is_some()
             && seat == self.state.seat_on_move()
             && logged.v == self.state.position_version
             && matches!(
                 logged.event,
-                Event::Moved { .. } | Event::GameStarted { .. }
+                Event::Moved { .. } | Event::GameStarted { .. } | Event::Left { .. }
             );
         if !personal {
             return logged.frame.clone();
         }
-        let moves = legal.get_or_insert_with(|| self.state.game.legal_moves());
+        let moves = legal.get_or_insert_with(|| self.state.game.legal_moves_json());
         let mut data = logged.event.data();
         if let Value::Object(map) = &mut data {
-            map.insert("legal_moves".into(), Value::from(moves.clone()));
+            map.insert("legal_moves".into(), moves.clone());
         }
         protocol::frame(logged.event.kind(), Some(logged.v), &data).into()
     }

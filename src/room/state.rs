@@ -254,34 +254,13 @@ impl RoomState {
         }
         match command {
             Command::Move { mv, v } => self.decide_move(seat, mv, *v),
-            Command::Resign => {
-                let opponents: Vec<Seat> =
-                    (0..self.game.players()).filter(|s| *s != seat).collect();
-                let winner = match opponents.as_slice() {
-                    [one] => Some(*one),
-                    _ => None,
-                };
-                Ok(vec![game_over(Outcome {
-                    winner,
-                    reason: EndReason::Resignation,
-                })])
-            }
+            Command::Resign => self.decide_resign(seat),
             Command::OfferDraw => self.decide_offer_draw(seat),
             Command::OfferRematch => Err(Refusal::new(
                 Code::BadMessage,
                 "rematch offers are not supported by this server version",
             )),
-            Command::Accept { offer } => match self.offers.iter().find(|o| o.id == *offer) {
-                Some(o) if o.by != seat => Ok(vec![game_over(Outcome::draw(EndReason::Agreement))]),
-                Some(_) => Err(Refusal::new(
-                    Code::NoSuchOffer,
-                    "you cannot accept your own offer",
-                )),
-                None => Err(Refusal::new(
-                    Code::NoSuchOffer,
-                    format!("there is no open offer {offer}"),
-                )),
-            },
+            Command::Accept { offer } => self.decide_accept(seat, *offer),
             Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
                 Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
                 None => Err(Refusal::new(
@@ -330,11 +309,19 @@ impl RoomState {
             to_move: probe.to_move(),
             counting: probe.counting().map(CountingInfo::from),
         }];
-        // Moving answers an opponent's draw offer with "no", as over the board.
+        events.extend(
+            applied
+                .skipped
+                .into_iter()
+                .map(|seat| Event::Skipped { seat }),
+        );
+        // Moving answers a draw offer one has not accepted with "no", as over the board.
         events.extend(
             self.offers
                 .iter()
-                .filter(|o| o.kind == OfferKind::Draw && o.by != seat)
+                .filter(|o| {
+                    o.kind == OfferKind::Draw && o.by != seat && !o.accepted.contains(&seat)
+                })
                 .map(|o| Event::OfferDeclined { id: o.id }),
         );
         if let Some(outcome) = applied.outcome {
@@ -343,11 +330,77 @@ impl RoomState {
         Ok(events)
     }
 
+    /// A resignation: in a two-player game the opponent wins; in a three-player game the seat
+    /// leaves (open offers are withdrawn, since they were made to a table that has changed) and the
+    /// others play on, unless only one is left.
+    fn decide_resign(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
+        let mut probe = self.game.clone();
+        let resigned = probe
+            .resign(seat)
+            .map_err(|e| Refusal::new(rule_code(e.code), e.message))?;
+        if self.game.players() == 2 {
+            let outcome = resigned
+                .outcome
+                .unwrap_or(Outcome::draw(EndReason::Resignation));
+            return Ok(vec![game_over(outcome)]);
+        }
+        let mut events = vec![Event::Left {
+            seat,
+            reason: EndReason::Resignation,
+        }];
+        events.extend(
+            resigned
+                .skipped
+                .into_iter()
+                .map(|seat| Event::Skipped { seat }),
+        );
+        events.extend(
+            self.offers
+                .iter()
+                .map(|o| Event::OfferDeclined { id: o.id }),
+        );
+        if let Some(outcome) = resigned.outcome {
+            events.push(game_over(outcome));
+        }
+        Ok(events)
+    }
+
+    /// `seat` accepts offer `id`: the game is drawn once every other player still in the game has
+    /// accepted.
+    fn decide_accept(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+        let Some(offer) = self.offers.iter().find(|o| o.id == id) else {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                format!("there is no open offer {id}"),
+            ));
+        };
+        if offer.by == seat {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                "you cannot accept your own offer",
+            ));
+        }
+        if offer.accepted.contains(&seat) {
+            return Ok(Vec::new());
+        }
+        let everyone = self
+            .game
+            .in_play()
+            .into_iter()
+            .filter(|s| *s != offer.by)
+            .all(|s| s == seat || offer.accepted.contains(&s));
+        Ok(vec![if everyone {
+            game_over(Outcome::draw(EndReason::Agreement))
+        } else {
+            Event::OfferAccepted { id, by: seat }
+        }])
+    }
+
     fn decide_offer_draw(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         let draw_offers = || self.offers.iter().filter(|o| o.kind == OfferKind::Draw);
-        if draw_offers().any(|o| o.by != seat) {
+        if let Some(theirs) = draw_offers().find(|o| o.by != seat) {
             // Offering a draw to someone who offered one is agreeing.
-            Ok(vec![game_over(Outcome::draw(EndReason::Agreement))])
+            self.decide_accept(seat, theirs.id)
         } else if draw_offers().any(|o| o.by == seat) {
             Ok(Vec::new())
         } else if self
@@ -367,6 +420,7 @@ impl RoomState {
                 id: self.next_offer_id,
                 kind: OfferKind::Draw,
                 by: seat,
+                accepted: Vec::new(),
             })])
         }
     }
@@ -412,7 +466,7 @@ impl RoomState {
                 self.position_version = v;
             }
             Event::Offer(offer) => {
-                self.offers.push(*offer);
+                self.offers.push(offer.clone());
                 self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
                 if offer.kind == OfferKind::Draw
                     && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
@@ -421,6 +475,22 @@ impl RoomState {
                 }
             }
             Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
+            Event::OfferAccepted { id, by } => {
+                let offer = self
+                    .offers
+                    .iter_mut()
+                    .find(|o| o.id == *id)
+                    .ok_or_else(|| format!("offer_accepted names offer {id}, which is not open"))?;
+                offer.accepted.push(*by);
+            }
+            // The rules skipped the seat already when they played the move before.
+            Event::Skipped { .. } => {}
+            Event::Left { seat, .. } => {
+                self.game
+                    .resign(*seat)
+                    .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
+                self.position_version = v;
+            }
             Event::GameOver { result } => {
                 self.result = Some(Outcome::from(*result));
                 self.status = RoomStatus::Finished;
@@ -435,6 +505,7 @@ impl RoomState {
 
     /// The seats as the wire shows them; `connected[i]` says whether seat i has a live connection.
     pub fn seat_infos(&self, connected: &[bool]) -> Vec<SeatInfo> {
+        let in_play = self.game.in_play();
         self.seats
             .iter()
             .enumerate()
@@ -446,6 +517,7 @@ impl RoomState {
                     name: slot.name.clone(),
                     taken: slot.taken,
                     connected: connected.get(i).copied().unwrap_or(false),
+                    left: !in_play.contains(&seat),
                 }
             })
             .collect()
@@ -464,7 +536,8 @@ impl RoomState {
             to_move: on_move,
             moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
-            legal_moves: (viewer.is_some() && viewer == on_move).then(|| self.game.legal_moves()),
+            legal_moves: (viewer.is_some() && viewer == on_move)
+                .then(|| self.game.legal_moves_json()),
             counting: self.game.counting().map(CountingInfo::from),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
