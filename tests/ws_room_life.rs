@@ -126,7 +126,7 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
         "the offerer sees its offer too"
     );
     let offer = black.next_of("offer").await;
-    assert_eq!(offer["d"], json!({"id": 1, "kind": "draw", "by": 0}));
+    assert_eq!(offer["d"], json!({"id": 1, "kind": "draw", "by": 0, "accepted": []}));
     // Offering again changes nothing.
     white.command("offer_draw", "o2", json!({})).await;
     assert_eq!(white.answer("o2").await["d"]["v"], 4);
