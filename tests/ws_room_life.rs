@@ -126,7 +126,10 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
         "the offerer sees its offer too"
     );
     let offer = black.next_of("offer").await;
-    assert_eq!(offer["d"], json!({"id": 1, "kind": "draw", "by": 0, "accepted": []}));
+    assert_eq!(
+        offer["d"],
+        json!({"id": 1, "kind": "draw", "by": 0, "accepted": []})
+    );
     // Offering again changes nothing.
     white.command("offer_draw", "o2", json!({})).await;
     assert_eq!(white.answer("o2").await["d"]["v"], 4);
@@ -211,6 +214,19 @@ async fn resignation_gives_the_game_to_the_opponent_and_pgn_records_it() {
         pgn.trim_end().ends_with("1. Kb2 {resignation} 0-1"),
         "{pgn}"
     );
+    let (status, text) =
+        support::server::get_text(server.addr, &format!("/api/games/{room_id}/record")).await;
+    assert_eq!(status, 200);
+    assert!(text.starts_with("Game: ouk-chatrang\n"), "{text}");
+    assert!(
+        text.contains("\nPlayers: white white; black black\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nResult: black wins by resignation\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("\n\n1 white d1b2\n"), "{text}");
     server.shutdown().await;
 }
 

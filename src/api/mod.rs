@@ -6,6 +6,7 @@
 mod error;
 mod invite;
 mod pgn;
+mod record;
 mod rest;
 mod ws;
 
@@ -49,6 +50,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/rooms/{reference}/join", post(rest::join_room))
         .route("/api/games/{room_id}", get(rest::game_record))
         .route("/api/games/{room_id}/pgn", get(rest::game_pgn))
+        .route("/api/games/{room_id}/record", get(rest::game_text))
         .route("/ws", get(ws::upgrade))
         .route("/r/{invite_code}", get(invite::invite_page))
         .route("/healthz", get(healthz))

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::pgn;
+use super::{pgn, record};
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
@@ -314,4 +314,16 @@ pub async fn game_pgn(
         text,
     )
         .into_response())
+}
+
+/// `GET /api/games/{room_id}/record`: a finished game of any kind as plain text in its own
+/// notation (see `record`).
+pub async fn game_text(
+    State(state): State<AppState>,
+    Path(room_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let record = finished_game(&state, &room_id).await?;
+    let moves = state.store.moves(record.room_id).await?;
+    let text = record::write(&record, &moves);
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
