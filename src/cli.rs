@@ -2,7 +2,9 @@
 //! each starting from the standard position or from `--position TEXT` (the game's own position text;
 //! for Ouk Chatrang a FEN). Each function returns the text to print.
 
-use crate::rules::{AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, ouk_chatrang};
+use crate::rules::{
+    AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, khan_tsin, ouk_chatrang,
+};
 
 /// The status word(s) of a game: `ongoing`, or the result and reason, e.g. `1/2-1/2 counting`.
 pub fn status_line(outcome: Option<Outcome>) -> String {
@@ -42,6 +44,20 @@ pub fn perft(
                 return Ok(ouk_chatrang::perft(&pos, depth).to_string());
             }
             let rows = ouk_chatrang::perft_divide(&pos, depth);
+            let total: u64 = rows.iter().map(|(_, n)| n).sum();
+            let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
+            out.push_str(&format!("\n{total}"));
+            Ok(out)
+        }
+        GameKind::KhanTsin => {
+            let game = match position {
+                Some(text) => khan_tsin::Game::from_text(text)?,
+                None => khan_tsin::Game::new(),
+            };
+            if !divide {
+                return Ok(khan_tsin::perft(&game, depth).to_string());
+            }
+            let rows = khan_tsin::perft_divide(&game, depth);
             let total: u64 = rows.iter().map(|(_, n)| n).sum();
             let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
             out.push_str(&format!("\n{total}"));

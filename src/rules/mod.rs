@@ -5,10 +5,13 @@
 //! the [`Rules`] trait over its own text notations (see `docs/rules/*.md`):
 //!
 //! - Ouk Chatrang: positions are Fairy-Stockfish `cambodian` FEN, moves are UCI ([`ouk_chatrang`]).
+//! - Khan-Tsin: positions are the rules file's position text, moves are placements (`p12`, `K12`),
+//!   stack moves (`17:2-`) and `pass` ([`khan_tsin`]).
 //!
 //! Moves cross this boundary as strings in the game's notation; parsing never panics and every
 //! rejection is a [`RuleError`] whose [`RuleErrorCode`] is stable on the wire.
 
+pub mod khan_tsin;
 pub mod ouk_chatrang;
 
 use std::fmt;
@@ -16,22 +19,26 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// Which game a room plays. On the wire: `"ouk-chatrang"` (PROTOCOL.md, "Games, seats, colours").
+/// Which game a room plays. On the wire: `"ouk-chatrang"`, `"khan-tsin"` (PROTOCOL.md, "Games,
+/// seats, colours").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GameKind {
     /// Cambodian chess, `docs/rules/ouk-chatrang.md`.
     OukChatrang,
+    /// Cosmoludo's stacking race for 2 or 3 players, the Khan-Tsin rules file (T-1..T-15).
+    KhanTsin,
 }
 
 impl GameKind {
     /// Every game, in the order menus list them.
-    pub const ALL: [GameKind; 1] = [GameKind::OukChatrang];
+    pub const ALL: [GameKind; 2] = [GameKind::OukChatrang, GameKind::KhanTsin];
 
     /// The game id used on the wire, in the database and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
             GameKind::OukChatrang => "ouk-chatrang",
+            GameKind::KhanTsin => "khan-tsin",
         }
     }
 }
@@ -52,7 +59,7 @@ impl FromStr for GameKind {
             .ok_or_else(|| {
                 RuleError::new(
                     RuleErrorCode::UnknownGame,
-                    format!("unknown game {s:?}; expected one of: ouk-chatrang"),
+                    format!("unknown game {s:?}; expected one of: ouk-chatrang, khan-tsin"),
                 )
             })
     }
@@ -76,8 +83,7 @@ pub enum EndReason {
     GoalRow,
     /// `no_soldiers`: a side lost its last Soldier and loses (Khan K-15; not hosted yet).
     NoSoldiers,
-    /// `khan_tsin`: the mover made a 9-stack topped by a face-up Khan-pawn and wins (Khan-Tsin T-13;
-    /// not hosted yet).
+    /// `khan_tsin`: the mover made a 9-stack topped by a face-up Khan-pawn and wins (Khan-Tsin T-13).
     KhanTsin,
     /// `resignation`: a seat sent `resign`; the opponent wins. Made by the room.
     Resignation,
@@ -92,7 +98,7 @@ pub enum EndReason {
     Counting,
     /// `no_moves`: the player on move has no legal move; a draw (Khan K-16; not hosted yet).
     NoMoves,
-    /// `all_skipped`: no player has a legal move; a draw (Khan-Tsin T-14; not hosted yet).
+    /// `all_skipped`: no player has a legal move; a draw (Khan-Tsin T-14).
     AllSkipped,
     /// `timeout`: a clock ran out; never produced by this version, which has no clocks.
     Timeout,
@@ -251,7 +257,8 @@ pub struct GameOptions {
     pub players: Option<u8>,
     /// Khan-Tsin: the track layout, 36 digits in {1, 2, 3}, twelve of each (T-3).
     pub layout: Option<String>,
-    /// Khan-Tsin: the colours played, in seat order, e.g. `["white", "green"]` (T-4).
+    /// Khan-Tsin: the colours played, e.g. `["white", "green"]` (T-4); seats take them lightest
+    /// first, whatever order they are given in (T-7).
     pub colors: Option<Vec<String>>,
 }
 
@@ -333,6 +340,8 @@ pub fn resign_two_player(outcome: &mut Option<Outcome>, seat: Seat) -> Result<Re
 pub enum AnyGame {
     /// Cambodian chess (docs/rules/ouk-chatrang.md).
     OukChatrang(ouk_chatrang::Game),
+    /// Khan-Tsin (the Khan-Tsin rules file, T-1..T-15).
+    KhanTsin(khan_tsin::Game),
 }
 
 /// Refuses the options `kind` does not have.
@@ -356,8 +365,9 @@ fn only_options(kind: GameKind, options: &GameOptions, allowed: &[&str]) -> Resu
 }
 
 impl AnyGame {
-    /// A new game of `kind` set up by `options`. Errors: `BadPosition` when a start position or
-    /// another option cannot be used (it says which and why).
+    /// A new game of `kind` set up by `options`. Errors: `BadOption` when an option is not the
+    /// game's or its value cannot be used, `BadPosition` when a start position cannot be read
+    /// (each says which and why).
     pub fn new(kind: GameKind, options: &GameOptions) -> Result<Self, RuleError> {
         match kind {
             GameKind::OukChatrang => {
@@ -373,6 +383,14 @@ impl AnyGame {
                     None => ouk_chatrang::Game::new(),
                 }))
             }
+            GameKind::KhanTsin => {
+                only_options(
+                    kind,
+                    options,
+                    &["start_position", "players", "layout", "colors"],
+                )?;
+                Ok(AnyGame::KhanTsin(khan_tsin::Game::from_options(options)?))
+            }
         }
     }
 
@@ -380,6 +398,7 @@ impl AnyGame {
     pub fn kind(&self) -> GameKind {
         match self {
             AnyGame::OukChatrang(_) => GameKind::OukChatrang,
+            AnyGame::KhanTsin(_) => GameKind::KhanTsin,
         }
     }
 
@@ -388,18 +407,21 @@ impl AnyGame {
     pub fn counting(&self) -> Option<ouk_chatrang::Counting> {
         match self {
             AnyGame::OukChatrang(game) => game.counting(),
+            AnyGame::KhanTsin(_) => None,
         }
     }
 
     fn rules(&self) -> &dyn Rules {
         match self {
             AnyGame::OukChatrang(game) => game,
+            AnyGame::KhanTsin(game) => game,
         }
     }
 
     fn rules_mut(&mut self) -> &mut dyn Rules {
         match self {
             AnyGame::OukChatrang(game) => game,
+            AnyGame::KhanTsin(game) => game,
         }
     }
 }
