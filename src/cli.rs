@@ -2,7 +2,7 @@
 //! each starting from the standard position or from `--position TEXT` (the game's own position text;
 //! for Ouk Chatrang a FEN). Each function returns the text to print.
 
-use crate::rules::{AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, ouk_chatrang};
+use crate::rules::{AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, khan, ouk_chatrang};
 
 /// The status word(s) of a game: `ongoing`, or the result and reason, e.g. `1/2-1/2 counting`.
 pub fn status_line(outcome: Option<Outcome>) -> String {
@@ -41,13 +41,27 @@ pub fn perft(
             if !divide {
                 return Ok(ouk_chatrang::perft(&pos, depth).to_string());
             }
-            let rows = ouk_chatrang::perft_divide(&pos, depth);
-            let total: u64 = rows.iter().map(|(_, n)| n).sum();
-            let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
-            out.push_str(&format!("\n{total}"));
-            Ok(out)
+            Ok(divided(ouk_chatrang::perft_divide(&pos, depth)))
+        }
+        GameKind::Khan => {
+            let pos = match position {
+                Some(text) => khan::Position::from_text(text)?,
+                None => khan::Position::start(),
+            };
+            if !divide {
+                return Ok(khan::perft(&pos, depth).to_string());
+            }
+            Ok(divided(khan::perft_divide(&pos, depth)))
         }
     }
+}
+
+/// `MOVE: COUNT` lines, a blank line and the total.
+fn divided(rows: Vec<(String, u64)>) -> String {
+    let total: u64 = rows.iter().map(|(_, n)| n).sum();
+    let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
+    out.push_str(&format!("\n{total}"));
+    out
 }
 
 /// A game's set-up from an optional `--position`.

@@ -12,6 +12,7 @@ use crate::rules::GameKind;
 fn game_name(kind: GameKind) -> &'static str {
     match kind {
         GameKind::OukChatrang => "Ouk Chatrang (Cambodian chess)",
+        GameKind::Khan => "Khan (Soldiers and Khans)",
     }
 }
 
