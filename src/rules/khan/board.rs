@@ -90,10 +90,25 @@ impl Square {
     }
 }
 
+impl Square {
+    /// Appends the square's name (`a1`..`j10`) to `out`, without the formatting machinery (the
+    /// move list writes many of them).
+    #[inline]
+    pub fn push_to(self, out: &mut String) {
+        out.push(char::from(b'a' + self.file()));
+        match self.rank() {
+            9 => out.push_str("10"),
+            rank => out.push(char::from(b'1' + rank)),
+        }
+    }
+}
+
 impl fmt::Display for Square {
     /// `a1`..`j10`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", char::from(b'a' + self.file()), self.rank() + 1)
+        let mut text = String::with_capacity(3);
+        self.push_to(&mut text);
+        f.write_str(&text)
     }
 }
 

@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::board::Color;
-use super::movegen::{for_each_move, has_legal_move};
+use super::listing::Listing;
+use super::movegen::has_legal_move;
 use super::moves;
-use super::notation::write_path;
 use super::position::Position;
-use super::tree::move_tree;
 use crate::rules::{
     Applied, EndReason, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat, resign_two_player,
 };
@@ -78,6 +77,16 @@ impl Game {
         self.seen.get(&self.position).copied().unwrap_or(0)
     }
 
+    /// The legal moves as listed to the seat on move: all of them unless the position has more
+    /// than [`MAX_LISTED`](super::MAX_LISTED) move strings (see [`Listing`]); nothing once the
+    /// game is over.
+    pub fn listing(&self) -> Listing {
+        match self.outcome {
+            Some(_) => Listing::default(),
+            None => Listing::of(&self.position),
+        }
+    }
+
     /// How the game stands after `mover` completed a turn: K-14/K-15, then K-17, then K-16.
     fn judge(&self, mover: Color) -> Option<Outcome> {
         let pos = &self.position;
@@ -130,27 +139,18 @@ impl Rules for Game {
     }
 
     /// Every legal move string, sorted: Soldier moves as `from-to` (K-9), Khan steps and pushes
-    /// as `from-to`, and every prefix of every jump chain (K-12).
+    /// as `from-to`, and every prefix of every jump chain (K-12). On a position with more than
+    /// [`MAX_LISTED`](super::MAX_LISTED) move strings, jump chains only up to the landing count
+    /// that fits (see [`Listing`]).
     fn legal_moves(&self) -> Vec<String> {
-        if self.outcome.is_some() {
-            return Vec::new();
-        }
-        let mut moves = Vec::new();
-        for_each_move(&self.position, &mut |_, path, _| {
-            moves.push(write_path(path))
-        });
-        moves.sort_unstable();
-        moves.dedup();
-        moves
+        self.listing().strings()
     }
 
     /// The move tree of `docs/protocol.md`, "Legal moves in Khan": `{from: {next: {...}}}`, every
-    /// node a legal move end; an empty object once the game is over.
+    /// node a legal move end; flattened, exactly [`Rules::legal_moves`]. An empty object once the
+    /// game is over.
     fn legal_moves_json(&self) -> Value {
-        if self.outcome.is_some() {
-            return Value::Object(serde_json::Map::new());
-        }
-        move_tree(&self.position)
+        self.listing().tree()
     }
 
     /// Plays a move given as its squares joined by `-`. A Soldier's whole support path is

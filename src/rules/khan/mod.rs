@@ -12,7 +12,8 @@
 //!   hop by hop (K-6..K-12); `notation`: reading and writing move texts;
 //! - `movegen`: every legal move with the position after it, one walk for the list, the tree,
 //!   and perft (K-5..K-13);
-//! - `tree`: the legal moves as the compact JSON tree sent to clients;
+//! - [`Listing`]: the legal moves as sent to clients, a sorted list or a compact JSON tree, with a
+//!   limit for positions whose jump chains number in the millions;
 //! - [`perft`], [`turn_perft`]: move-string and whole-turn counts;
 //! - [`Game`]: the history and the end of the game (K-14..K-17), behind the
 //!   [`Rules`](crate::rules::Rules) trait the server uses.
@@ -26,19 +27,19 @@
 mod board;
 mod capture;
 mod game;
+mod listing;
 mod movegen;
 mod moves;
 mod notation;
 mod perft;
 mod position;
-mod tree;
 
 pub use board::{Bitboard, Board, Color, Direction, Piece, Role, Square};
 pub use game::Game;
+pub use listing::{Listing, MAX_LISTED, flatten as flatten_move_tree};
 pub use moves::MoveKind;
 pub use perft::{perft, perft_divide, turn_children, turn_perft};
 pub use position::{MAX_KHANS, MAX_SOLDIERS, Position, START_TEXT};
-pub use tree::flatten as flatten_move_tree;
 
 #[cfg(test)]
 mod rulebook_tests;

@@ -9,6 +9,8 @@
 //! The walk does not ask whether the game is already over on the position it starts from (the
 //! callers do); it stops a jump chain at a landing that ends the game (K-14, K-15).
 
+use std::ops::ControlFlow;
+
 use super::board::{Bitboard, Board, Color, Direction, Role, Square, adjacent, squares};
 use super::moves::{
     MoveKind, after_push, after_soldier, after_step, khan_lands, push_target, soldier_targets,
@@ -22,6 +24,21 @@ pub fn for_each_move<F>(pos: &Position, visit: &mut F)
 where
     F: FnMut(MoveKind, &[Square], &Position),
 {
+    let _ = walk(pos, usize::MAX, &mut |kind, path, child| {
+        visit(kind, path, child);
+        ControlFlow::Continue(())
+    });
+}
+
+/// Like [`for_each_move`], but jump chains are followed for at most `max_landings` landings, and
+/// `visit` may stop the walk by returning `Break` (then so does `walk`).
+///
+/// Moves come piece by piece, each piece's moves together, and a jump chain's prefix always
+/// before its continuations (pre-order), which is what the move tree is built on.
+pub fn walk<F>(pos: &Position, max_landings: usize, visit: &mut F) -> ControlFlow<()>
+where
+    F: FnMut(MoveKind, &[Square], &Position) -> ControlFlow<()>,
+{
     let side = pos.side;
     let board = &pos.board;
     let empty = !board.occupied();
@@ -31,7 +48,7 @@ where
                 MoveKind::Soldier,
                 &[from, to],
                 &after_soldier(pos, from, to),
-            );
+            )?;
         }
     }
     let mut path = Vec::with_capacity(32);
@@ -41,56 +58,73 @@ where
                 continue;
             };
             if empty & next.bit() != 0 {
-                visit(MoveKind::Step, &[from, next], &after_step(pos, from, next));
+                visit(MoveKind::Step, &[from, next], &after_step(pos, from, next))?;
             } else if let Ok(target) = push_target(board, side, from, dir) {
                 visit(
                     MoveKind::Push,
                     &[from, next],
                     &after_push(pos, from, next, target),
-                );
+                )?;
             }
         }
-        path.clear();
-        path.push(from);
-        jumps(board, side, from, from.bit(), &mut path, visit);
+        if max_landings > 0 {
+            path.clear();
+            path.push(from);
+            let mut chains = Chains {
+                side,
+                max_landings,
+                path: &mut path,
+                visit: &mut *visit,
+            };
+            chains.jumps(board, from, from.bit())?;
+        }
     }
+    ControlFlow::Continue(())
 }
 
-/// The jump chains of `side`'s Khan standing on `at` of `board`, having already stood on the
-/// squares of `visited` this turn (K-12), with `path` the squares so far.
-fn jumps<F>(
-    board: &Board,
+/// The jump chains of one Khan (K-12): what stays the same along one chain.
+struct Chains<'a, F> {
     side: Color,
-    at: Square,
-    visited: Bitboard,
-    path: &mut Vec<Square>,
-    visit: &mut F,
-) where
-    F: FnMut(MoveKind, &[Square], &Position),
+    max_landings: usize,
+    /// The start square and the landings so far.
+    path: &'a mut Vec<Square>,
+    visit: &'a mut F,
+}
+
+impl<F> Chains<'_, F>
+where
+    F: FnMut(MoveKind, &[Square], &Position) -> ControlFlow<()>,
 {
-    let occupied = board.occupied();
-    for dir in Direction::ALL {
-        let Some(over) = at.step(dir) else {
-            continue;
-        };
-        if occupied & over.bit() == 0 {
-            continue;
+    /// The jumps of the Khan standing on `at` of `board`, having already stood on the squares of
+    /// `visited` this turn (K-12: it may not land there again).
+    fn jumps(&mut self, board: &Board, at: Square, visited: Bitboard) -> ControlFlow<()> {
+        let occupied = board.occupied();
+        for dir in Direction::ALL {
+            let Some(over) = at.step(dir) else {
+                continue;
+            };
+            if occupied & over.bit() == 0 {
+                continue;
+            }
+            let Some(land) = over.step(dir) else {
+                continue;
+            };
+            if (occupied | visited) & land.bit() != 0 {
+                continue;
+            }
+            let mut after = *board;
+            khan_lands(&mut after, self.side, at, land);
+            let child = Position::from_parts(after, !self.side);
+            self.path.push(land);
+            let mut flow = (self.visit)(MoveKind::Jump, self.path, &child);
+            // A landing that ends the game ends the chain (K-14, K-15).
+            if flow.is_continue() && self.path.len() <= self.max_landings && !child.is_won() {
+                flow = self.jumps(&after, land, visited | land.bit());
+            }
+            self.path.pop();
+            flow?;
         }
-        let Some(land) = over.step(dir) else {
-            continue;
-        };
-        if (occupied | visited) & land.bit() != 0 {
-            continue;
-        }
-        let mut after = *board;
-        khan_lands(&mut after, side, at, land);
-        let child = Position::from_parts(after, !side);
-        path.push(land);
-        visit(MoveKind::Jump, path, &child);
-        if !child.is_won() {
-            jumps(&after, side, land, visited | land.bit(), path, visit);
-        }
-        path.pop();
+        ControlFlow::Continue(())
     }
 }
 

@@ -52,7 +52,7 @@ pub fn write_path(path: &[Square]) -> String {
         if i > 0 {
             text.push('-');
         }
-        text.push_str(&sq.to_string());
+        sq.push_to(&mut text);
     }
     text
 }

@@ -1,0 +1,189 @@
+//! The legal moves as the server sends them: the sorted list of move strings, and the compact
+//! tree of `docs/protocol.md`, "Legal moves in Khan".
+//!
+//! The tree is a JSON object mapping each movable piece's square to an object of its next
+//! squares, recursively. Every node is the end of a legal move (a client may stop there); a
+//! node's children are the legal continuations of a jump chain (K-12). Soldier destinations
+//! (K-6..K-9) and Khan steps and pushes (K-10, K-11) are leaves `{}`. Flattening the tree (every
+//! path from the top to a node below the first level, joined by `-`) gives exactly the list.
+//!
+//! **Limit.** Every prefix of a jump chain is a move (K-12), so on a crowded board the number of
+//! move strings grows exponentially with the chains' length: random play reaches positions with
+//! tens of thousands, and a position text can be built with many millions (a lattice of pieces
+//! with empty squares between them). Such a list can be neither computed in time nor sent. So when
+//! a position has more than [`MAX_LISTED`] move strings, the list and the tree give jump chains
+//! only up to the largest number of landings that keeps them within [`MAX_LISTED`] (at least one
+//! landing: every first jump is always listed); longer chains stay legal and are accepted when
+//! played. [`Listing::max_landings`] says when this happened.
+
+use std::ops::ControlFlow;
+
+use serde_json::{Map, Value};
+
+use super::board::Square;
+use super::movegen::walk;
+use super::position::Position;
+
+/// The most move strings listed for one position (see the module doc). Every position's moves
+/// without jump continuations (Soldier moves, Khan steps, pushes, first jumps) number at most
+/// about 2 000, so the limit always leaves room for them.
+pub const MAX_LISTED: usize = 10_000;
+
+/// The listed moves of a position, as paths of squares, in the walk's order (piece by piece, a
+/// chain's prefix before its continuations).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The squares of every path, one after another.
+    squares: Vec<Square>,
+    /// Where each path ends in `squares`.
+    ends: Vec<usize>,
+    /// `Some(n)` when jump chains are listed only up to `n` landings (see the module doc).
+    max_landings: Option<usize>,
+}
+
+impl Listing {
+    /// The legal moves of the side to move on `pos`, all of them when there are at most
+    /// [`MAX_LISTED`]; the caller decides whether the game is over (then it lists nothing).
+    pub fn of(pos: &Position) -> Listing {
+        if let Some(all) = Listing::collect(pos, usize::MAX, MAX_LISTED) {
+            return all;
+        }
+        // Chains of one landing are few (see MAX_LISTED), so this always succeeds.
+        let mut best = Listing::collect(pos, 1, usize::MAX).unwrap_or_default();
+        best.max_landings = Some(1);
+        for landings in 2.. {
+            match Listing::collect(pos, landings, MAX_LISTED) {
+                Some(mut more) => {
+                    more.max_landings = Some(landings);
+                    best = more;
+                }
+                None => break,
+            }
+        }
+        best
+    }
+
+    /// The moves with chains of at most `max_landings` landings, or `None` past `budget` moves.
+    fn collect(pos: &Position, max_landings: usize, budget: usize) -> Option<Listing> {
+        let mut listing = Listing::default();
+        let flow = walk(pos, max_landings, &mut |_, path, _| {
+            if listing.ends.len() >= budget {
+                return ControlFlow::Break(());
+            }
+            listing.squares.extend_from_slice(path);
+            listing.ends.push(listing.squares.len());
+            ControlFlow::Continue(())
+        });
+        flow.is_continue().then_some(listing)
+    }
+
+    /// `Some(n)` when the position has more than [`MAX_LISTED`] move strings and jump chains are
+    /// listed only up to `n` landings; `None` when every legal move is listed.
+    pub fn max_landings(&self) -> Option<usize> {
+        self.max_landings
+    }
+
+    /// How many moves are listed.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether no move is listed.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn paths(&self) -> impl Iterator<Item = &[Square]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .filter_map(|(start, end)| self.squares.get(start..end))
+    }
+
+    /// The listed moves as move strings, sorted.
+    pub fn strings(&self) -> Vec<String> {
+        let mut moves: Vec<String> = self
+            .paths()
+            .map(|path| {
+                let mut text = String::with_capacity(path.len() * 4);
+                for (i, sq) in path.iter().enumerate() {
+                    if i > 0 {
+                        text.push('-');
+                    }
+                    sq.push_to(&mut text);
+                }
+                text
+            })
+            .collect();
+        moves.sort_unstable();
+        moves.dedup();
+        moves
+    }
+
+    /// The listed moves as the tree of the module doc.
+    ///
+    /// Built in one pass over the paths, which come in pre-order: a stack holds the open nodes
+    /// from the piece's square down to the current chain's last landing; a node is closed and put
+    /// into its parent when a path no longer goes through it.
+    pub fn tree(&self) -> Value {
+        let mut root = Map::new();
+        let mut open: Vec<(Square, Map<String, Value>)> = Vec::with_capacity(32);
+        for path in self.paths() {
+            let (Some(&from), Some(&last)) = (path.first(), path.last()) else {
+                continue;
+            };
+            if open.first().is_some_and(|(sq, _)| *sq != from) {
+                close_to(&mut open, &mut root, 0);
+            }
+            if open.is_empty() {
+                open.push((from, Map::new()));
+            }
+            // The open nodes are path[..open.len()]; keep those that are a prefix of this path.
+            close_to(&mut open, &mut root, path.len() - 1);
+            open.push((last, Map::new()));
+        }
+        close_to(&mut open, &mut root, 0);
+        Value::Object(root)
+    }
+}
+
+/// Closes open nodes until `keep` are left, each into its parent (the last into `root`).
+fn close_to(
+    open: &mut Vec<(Square, Map<String, Value>)>,
+    root: &mut Map<String, Value>,
+    keep: usize,
+) {
+    while open.len() > keep {
+        let Some((sq, children)) = open.pop() else {
+            break;
+        };
+        let parent = match open.last_mut() {
+            Some((_, parent)) => parent,
+            None => &mut *root,
+        };
+        parent.insert(sq.to_string(), Value::Object(children));
+    }
+}
+
+/// The move strings of a tree: every path from the top to a node below the first level, joined
+/// by `-`, sorted. The inverse of [`Listing::tree`].
+pub fn flatten(tree: &Value) -> Vec<String> {
+    fn walk(prefix: &str, node: &Value, out: &mut Vec<String>) {
+        if let Value::Object(map) = node {
+            for (sq, child) in map {
+                let path = if prefix.is_empty() {
+                    sq.clone()
+                } else {
+                    let path = format!("{prefix}-{sq}");
+                    out.push(path.clone());
+                    path
+                };
+                walk(&path, child, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk("", tree, &mut out);
+    out.sort();
+    out
+}
