@@ -187,3 +187,55 @@ pub fn flatten(tree: &Value) -> Vec<String> {
     out.sort();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::rules::khan::Game;
+    use crate::rules::khan::movegen::for_each_move;
+    use crate::rules::khan::notation::write_path;
+
+    /// Soldiers on the squares between a1, c1, ..., g7 (a lattice of 16 empty landing squares):
+    /// the White Khan on a1 has about a million jump chains.
+    const LATTICE: &str = "10/10/10/1S1s1S4/sSsSsSs3/1S1s1S4/sSsSsSs3/1S1s1S4/sSsSsSs3/KS1S1S4 w";
+
+    #[test]
+    fn start_position_is_listed_whole() {
+        let listing = Game::new().listing();
+        assert_eq!(listing.max_landings(), None);
+        assert_eq!(listing.len(), 204);
+    }
+
+    #[test]
+    fn a_position_with_a_million_chains_lists_them_up_to_the_landing_count_that_fits() {
+        let game = Game::from_text(LATTICE).unwrap();
+        let listing = game.listing();
+        let n = listing.max_landings().expect("truncated");
+        assert!(listing.len() <= MAX_LISTED);
+        // Exactly the moves of at most n landings are listed; with n + 1 they would not fit.
+        let mut upto = [0usize; 2];
+        let mut longer = None;
+        for_each_move(game.current(), &mut |_, path, _| {
+            let landings = path.len() - 1;
+            if landings <= n {
+                upto[0] += 1;
+            }
+            if landings <= n + 1 {
+                upto[1] += 1;
+            }
+            if landings == n + 1 && longer.is_none() {
+                longer = Some(write_path(path));
+            }
+        });
+        assert_eq!(listing.len(), upto[0]);
+        assert!(upto[1] > MAX_LISTED);
+        assert_eq!(flatten(&listing.tree()), listing.strings());
+        assert_eq!(game.legal_moves(), listing.strings());
+        // A longer chain is not listed, and still legal.
+        let longer = longer.expect("a longer chain");
+        assert!(!game.legal_moves().contains(&longer));
+        let mut copy = game.clone();
+        assert!(copy.play(&longer).is_ok(), "{longer}");
+    }
+}
