@@ -154,6 +154,49 @@ impl Iterator for Squares {
     }
 }
 
+/// `TEXT_KEY[square]`: the square's place when the 100 square names are sorted as text (`a1`,
+/// `a10`, `a2`, …, `a9`, `b1`, …): file first, then rank 1, rank 10, ranks 2..9.
+const TEXT_KEY: [u8; 100] = {
+    let mut table = [0; 100];
+    let mut sq = 0;
+    while sq < 100 {
+        let (file, rank) = (sq % 10, sq / 10);
+        let place = match rank {
+            0 => 0,
+            9 => 1,
+            r => r + 1,
+        };
+        table[sq] = (file * 10 + place) as u8;
+        sq += 1;
+    }
+    table
+};
+
+/// The squares of a set in the order of their names as text (`a1`, `a10`, `a2`, …, `j9`), the
+/// order of the sorted move list: walking moves square by square in this order lists them sorted.
+pub fn in_text_order(bb: Bitboard) -> impl Iterator<Item = Square> {
+    let mut found = [Square(0); 100];
+    let mut n = 0;
+    for (slot, sq) in found.iter_mut().zip(squares(bb)) {
+        *slot = sq;
+        n += 1;
+    }
+    let found_now = &mut found[..n];
+    found_now.sort_unstable_by_key(|sq| TEXT_KEY[sq.index()]);
+    found.into_iter().take(n)
+}
+
+/// The square's place in the order of the names as text (see [`in_text_order`]).
+#[inline]
+pub fn text_key(sq: Square) -> u8 {
+    TEXT_KEY[sq.index()]
+}
+
+/// Sorts squares in the order of their names as text (see [`in_text_order`]).
+pub fn sort_by_text(squares: &mut [Square]) {
+    squares.sort_unstable_by_key(|sq| TEXT_KEY[sq.index()]);
+}
+
 /// One of the 8 lines of K-1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -458,6 +501,16 @@ mod tests {
         for bad in ["", "a0", "a11", "k1", "A1", "a01", "a", "10", "j100", "é1"] {
             assert!(bad.parse::<Square>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn text_order_is_the_order_of_the_names() {
+        let all: Vec<String> = in_text_order(ALL_SQUARES).map(|s| s.to_string()).collect();
+        let mut sorted = all.clone();
+        sorted.sort();
+        assert_eq!(all, sorted);
+        assert_eq!(all.len(), 100);
+        assert_eq!(&all[..3], ["a1", "a10", "a2"]);
     }
 
     #[test]

@@ -29,8 +29,8 @@ use super::position::Position;
 /// about 2 000, so the limit always leaves room for them.
 pub const MAX_LISTED: usize = 10_000;
 
-/// The listed moves of a position, as paths of squares, in the walk's order (piece by piece, a
-/// chain's prefix before its continuations).
+/// The listed moves of a position, as paths of squares, in the walk's order: the order of their
+/// text, a chain's prefix before its continuations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Listing {
     /// The squares of every path, one after another.
@@ -48,19 +48,30 @@ impl Listing {
         if let Some(all) = Listing::collect(pos, usize::MAX, MAX_LISTED) {
             return all;
         }
-        // Chains of one landing are few (see MAX_LISTED), so this always succeeds.
-        let mut best = Listing::collect(pos, 1, usize::MAX).unwrap_or_default();
-        best.max_landings = Some(1);
-        for landings in 2.. {
-            match Listing::collect(pos, landings, MAX_LISTED) {
-                Some(mut more) => {
-                    more.max_landings = Some(landings);
-                    best = more;
-                }
-                None => break,
-            }
+        // Chains of one landing are few (see MAX_LISTED), so one landing always fits; chains are
+        // at most 99 landings long, so the whole list not fitting ends the search.
+        let mut landings = 1;
+        while Listing::fits(pos, landings + 1) {
+            landings += 1;
         }
-        best
+        let mut listing = Listing::collect(pos, landings, usize::MAX).unwrap_or_default();
+        listing.max_landings = Some(landings);
+        listing
+    }
+
+    /// Whether the moves with chains of at most `max_landings` landings number at most
+    /// [`MAX_LISTED`]; counted, not kept.
+    fn fits(pos: &Position, max_landings: usize) -> bool {
+        let mut n = 0;
+        walk(pos, max_landings, &mut |_, _, _| {
+            n += 1;
+            if n > MAX_LISTED {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_continue()
     }
 
     /// The moves with chains of at most `max_landings` landings, or `None` past `budget` moves.
@@ -100,10 +111,9 @@ impl Listing {
             .filter_map(|(start, end)| self.squares.get(start..end))
     }
 
-    /// The listed moves as move strings, sorted.
+    /// The listed moves as move strings, sorted (the walk lists them in text order).
     pub fn strings(&self) -> Vec<String> {
-        let mut moves: Vec<String> = self
-            .paths()
+        self.paths()
             .map(|path| {
                 let mut text = String::with_capacity(path.len() * 4);
                 for (i, sq) in path.iter().enumerate() {
@@ -114,10 +124,7 @@ impl Listing {
                 }
                 text
             })
-            .collect();
-        moves.sort_unstable();
-        moves.dedup();
-        moves
+            .collect()
     }
 
     /// The listed moves as the tree of the module doc.
@@ -161,7 +168,9 @@ fn close_to(
             Some((_, parent)) => parent,
             None => &mut *root,
         };
-        parent.insert(sq.to_string(), Value::Object(children));
+        let mut key = String::with_capacity(3);
+        sq.push_to(&mut key);
+        parent.insert(key, Value::Object(children));
     }
 }
 

@@ -11,7 +11,10 @@
 
 use std::ops::ControlFlow;
 
-use super::board::{Bitboard, Board, Color, Direction, Role, Square, adjacent, squares};
+use super::board::{
+    Bitboard, Board, Color, Direction, Role, Square, adjacent, in_text_order, sort_by_text,
+    squares, text_key,
+};
 use super::moves::{
     MoveKind, after_push, after_soldier, after_step, khan_lands, push_target, soldier_targets,
 };
@@ -33,56 +36,54 @@ where
 /// Like [`for_each_move`], but jump chains are followed for at most `max_landings` landings, and
 /// `visit` may stop the walk by returning `Break` (then so does `walk`).
 ///
-/// Moves come piece by piece, each piece's moves together, and a jump chain's prefix always
-/// before its continuations (pre-order), which is what the move tree is built on.
+/// Moves come in the order of their text: piece by piece in the text order of their squares
+/// (`a1`, `a10`, `a2`, …), each piece's next squares in that order too, and a jump chain's
+/// prefix right before its continuations (pre-order). So the move strings come sorted, and the
+/// move tree can be built in one pass.
 pub fn walk<F>(pos: &Position, max_landings: usize, visit: &mut F) -> ControlFlow<()>
 where
     F: FnMut(MoveKind, &[Square], &Position) -> ControlFlow<()>,
 {
     let side = pos.side;
     let board = &pos.board;
-    let empty = !board.occupied();
-    for from in squares(board.pieces(side, Role::Soldier)) {
-        for to in squares(soldier_targets(board, side, from)) {
-            visit(
-                MoveKind::Soldier,
-                &[from, to],
-                &after_soldier(pos, from, to),
-            )?;
-        }
-    }
+    let soldiers = board.pieces(side, Role::Soldier);
     let mut path = Vec::with_capacity(32);
-    for from in squares(board.pieces(side, Role::Khan)) {
-        for dir in Direction::ALL {
-            let Some(next) = from.step(dir) else {
-                continue;
-            };
-            if empty & next.bit() != 0 {
-                visit(MoveKind::Step, &[from, next], &after_step(pos, from, next))?;
-            } else if let Ok(target) = push_target(board, side, from, dir) {
+    for from in in_text_order(board.by_color(side)) {
+        if soldiers & from.bit() != 0 {
+            for to in in_text_order(soldier_targets(board, side, from)) {
                 visit(
-                    MoveKind::Push,
-                    &[from, next],
-                    &after_push(pos, from, next, target),
+                    MoveKind::Soldier,
+                    &[from, to],
+                    &after_soldier(pos, from, to),
                 )?;
             }
+            continue;
         }
-        if max_landings > 0 {
-            path.clear();
-            path.push(from);
-            let mut chains = Chains {
-                side,
-                max_landings,
-                path: &mut path,
-                visit: &mut *visit,
-            };
-            chains.jumps(board, from, from.bit())?;
-        }
+        path.clear();
+        path.push(from);
+        let mut chains = Chains {
+            side,
+            max_landings,
+            path: &mut path,
+            visit: &mut *visit,
+        };
+        chains.khan(pos, from)?;
     }
     ControlFlow::Continue(())
 }
 
-/// The jump chains of one Khan (K-12): what stays the same along one chain.
+/// What a Khan's next square is.
+#[derive(Clone, Copy)]
+enum Next {
+    /// A step (K-10).
+    Step,
+    /// A push whose phalanx ends on this square (K-11).
+    Push(Square),
+    /// A jump landing (K-12).
+    Jump,
+}
+
+/// The moves of one Khan (K-10..K-12): what stays the same along one jump chain.
 struct Chains<'a, F> {
     side: Color,
     max_landings: usize,
@@ -95,10 +96,57 @@ impl<F> Chains<'_, F>
 where
     F: FnMut(MoveKind, &[Square], &Position) -> ControlFlow<()>,
 {
+    /// The steps, pushes and jump chains of the Khan on `from`, in text order of the next square.
+    fn khan(&mut self, pos: &Position, from: Square) -> ControlFlow<()> {
+        let board = &pos.board;
+        let occupied = board.occupied();
+        let mut next = [(from, Next::Step); 16];
+        let mut n = 0;
+        for dir in Direction::ALL {
+            let Some(near) = from.step(dir) else {
+                continue;
+            };
+            if occupied & near.bit() == 0 {
+                next[n] = (near, Next::Step);
+                n += 1;
+                continue;
+            }
+            if let Ok(target) = push_target(board, self.side, from, dir) {
+                next[n] = (near, Next::Push(target));
+                n += 1;
+            }
+            if self.max_landings > 0
+                && let Some(land) = near.step(dir)
+                && occupied & land.bit() == 0
+            {
+                next[n] = (land, Next::Jump);
+                n += 1;
+            }
+        }
+        let next = &mut next[..n];
+        next.sort_unstable_by_key(|(sq, _)| text_key(*sq));
+        for &(to, kind) in next.iter() {
+            match kind {
+                Next::Step => {
+                    (self.visit)(MoveKind::Step, &[from, to], &after_step(pos, from, to))?;
+                }
+                Next::Push(target) => (self.visit)(
+                    MoveKind::Push,
+                    &[from, to],
+                    &after_push(pos, from, to, target),
+                )?,
+                Next::Jump => self.land(board, from, to, from.bit())?,
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
     /// The jumps of the Khan standing on `at` of `board`, having already stood on the squares of
-    /// `visited` this turn (K-12: it may not land there again).
+    /// `visited` this turn (K-12: it may not land there again), in text order of the landing.
     fn jumps(&mut self, board: &Board, at: Square, visited: Bitboard) -> ControlFlow<()> {
         let occupied = board.occupied();
+        let mut landings = [at; 8];
+        let mut n = 0;
         for dir in Direction::ALL {
             let Some(over) = at.step(dir) else {
                 continue;
@@ -109,22 +157,38 @@ where
             let Some(land) = over.step(dir) else {
                 continue;
             };
-            if (occupied | visited) & land.bit() != 0 {
-                continue;
+            if (occupied | visited) & land.bit() == 0 {
+                landings[n] = land;
+                n += 1;
             }
-            let mut after = *board;
-            khan_lands(&mut after, self.side, at, land);
-            let child = Position::from_parts(after, !self.side);
-            self.path.push(land);
-            let mut flow = (self.visit)(MoveKind::Jump, self.path, &child);
-            // A landing that ends the game ends the chain (K-14, K-15).
-            if flow.is_continue() && self.path.len() <= self.max_landings && !child.is_won() {
-                flow = self.jumps(&after, land, visited | land.bit());
-            }
-            self.path.pop();
-            flow?;
+        }
+        let landings = &mut landings[..n];
+        sort_by_text(landings);
+        for &land in landings.iter() {
+            self.land(board, at, land, visited)?;
         }
         ControlFlow::Continue(())
+    }
+
+    /// The Khan jumps from `at` onto the empty `land`: custodian capture there (K-13), report the
+    /// move, then the chain's continuations unless this landing ends the game (K-14, K-15).
+    fn land(
+        &mut self,
+        board: &Board,
+        at: Square,
+        land: Square,
+        visited: Bitboard,
+    ) -> ControlFlow<()> {
+        let mut after = *board;
+        khan_lands(&mut after, self.side, at, land);
+        let child = Position::from_parts(after, !self.side);
+        self.path.push(land);
+        let mut flow = (self.visit)(MoveKind::Jump, self.path, &child);
+        if flow.is_continue() && self.path.len() <= self.max_landings && !child.is_won() {
+            flow = self.jumps(&after, land, visited | land.bit());
+        }
+        self.path.pop();
+        flow
     }
 }
 

@@ -93,6 +93,7 @@ proptest! {
             let listing = game.listing();
             let unique: HashSet<&String> = legal.iter().collect();
             prop_assert_eq!(unique.len(), legal.len());
+            prop_assert!(legal.windows(2).all(|w| w[0] < w[1]), "sorted");
             // The tree sent to clients says exactly what the list says.
             prop_assert_eq!(&flatten_move_tree(&game.legal_moves_json()), &legal);
 
