@@ -870,6 +870,6 @@ fn move_tree_flattens_to_the_move_list() {
     }
     // Its shape: squares of pieces, then next squares; chain continuations nested.
     let tree = diagram_2('w').legal_moves_json();
-    assert_eq!(tree["f3"]["h5"]["f7"]["d7"]["d9"].is_object(), true);
+    assert!(tree["f3"]["h5"]["f7"]["d7"]["d9"].is_object());
     assert_eq!(tree["a6"]["a5"], serde_json::json!({}));
 }
