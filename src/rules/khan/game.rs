@@ -195,3 +195,40 @@ impl Rules for Game {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The order of the end tests after a turn (K-17: K-14/K-15, then K-17, then K-16). In play
+    //! the rules never meet head-on (a won position or one without moves ends the game the first
+    //! time it occurs), so these tests pretend the position reached has been seen twice before.
+
+    use super::*;
+
+    fn with_history(text: &str, mv: &str) -> Game {
+        let mut game = Game::from_text(text).unwrap();
+        let after = moves::play(&game.position, mv).unwrap().position;
+        game.seen.insert(after, 2);
+        game
+    }
+
+    #[test]
+    fn a_win_is_judged_before_a_third_repetition() {
+        let mut game = with_history("s9/5S4/10/10/10/10/10/10/10/10 w", "f9-f10");
+        let applied = game.play("f9-f10").unwrap();
+        assert_eq!(applied.outcome, Some(Outcome::win(0, EndReason::GoalRow)));
+    }
+
+    #[test]
+    fn a_third_repetition_is_judged_before_no_legal_move() {
+        // Black's c1-b1 leaves White's only piece, a1, without a move (K-16).
+        let mut game = with_history("10/10/10/10/10/10/10/10/ss8/S1k7 b", "c1-b1");
+        let applied = game.play("c1-b1").unwrap();
+        assert_eq!(
+            applied.outcome,
+            Some(Outcome::win(0, EndReason::Repetition))
+        );
+        let mut fresh = Game::from_text("10/10/10/10/10/10/10/10/ss8/S1k7 b").unwrap();
+        let applied = fresh.play("c1-b1").unwrap();
+        assert_eq!(applied.outcome, Some(Outcome::draw(EndReason::NoMoves)));
+    }
+}
