@@ -66,6 +66,31 @@ proptest! {
     }
 
     #[test]
+    fn random_boards_write_and_read_back(
+        cells in prop::collection::vec(0u8..12, 100),
+        black in any::<bool>(),
+    ) {
+        // Mostly empty squares; pieces where the cell picks one.
+        let mut board = super::Board::empty();
+        for (index, cell) in (0u32..).zip(&cells) {
+            let piece = "SKsk".chars().nth(usize::from(*cell)).and_then(super::Piece::from_char);
+            if let (Some(sq), Some(piece)) = (Square::from_index(index), piece) {
+                board.put(sq, piece);
+            }
+        }
+        let side = if black { Color::Black } else { Color::White };
+        let pos = Position::from_parts(board, side);
+        let text = pos.to_string();
+        match Position::from_text(&text) {
+            Ok(read) => prop_assert_eq!(read, pos),
+            Err(err) => prop_assert!(
+                err.message.contains("K-3") || err.message.contains("both sides"),
+                "{}: {}", text, err
+            ),
+        }
+    }
+
+    #[test]
     fn move_like_text_never_panics(text in "[a-k](10|11|[0-9])(-[a-k](10|11|[0-9])){0,6}-?") {
         for game in [Game::new(), Game::from_position(Position::start())] {
             let mut copy = game.clone();
