@@ -1,119 +1,188 @@
-//! The rules on the command line, for people and tools: `perft`, `moves` and `play` for any game,
-//! each starting from the standard position or from `--position TEXT` (the game's own position text;
-//! for Ouk Chatrang a FEN). Each function returns the text to print.
+//! The rules on the command line, for people and tools: `perft`, `moves` and `play` for every game,
+//! each starting from the standard position or from `--position TEXT` (the game's own position
+//! text: a FEN for Ouk Chatrang, the rules files' texts for Khan and Khan-Tsin). Each function
+//! returns the text to print.
 
 use crate::rules::{
-    AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, khan_tsin, ouk_chatrang,
+    AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, khan, khan_tsin, ouk_chatrang,
 };
 
-/// The status word(s) of a game: `ongoing`, or the result and reason, e.g. `1/2-1/2 counting`.
-pub fn status_line(outcome: Option<Outcome>) -> String {
-    match outcome {
+/// Which game, and how it is set up: a start position, or (Khan-Tsin) a number of players.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup<'a> {
+    /// The game.
+    pub kind: GameKind,
+    /// `--position`: a start position in the game's position text.
+    pub position: Option<&'a str>,
+    /// `--players`: Khan-Tsin's 2 or 3 players (default 2).
+    pub players: Option<u8>,
+}
+
+impl Setup<'_> {
+    fn options(&self) -> GameOptions {
+        GameOptions {
+            start_position: self.position.map(str::to_owned),
+            players: self.players,
+            ..GameOptions::default()
+        }
+    }
+
+    fn game(&self) -> Result<AnyGame, RuleError> {
+        AnyGame::new(self.kind, &self.options())
+    }
+}
+
+/// The status line of a game: `ongoing`, or the result and the reason word of PROTOCOL.md. Two
+/// players: `1-0 checkmate`, `0-1 goal_row`, `1/2-1/2 counting` (seat 0 first, as in PGN);
+/// three-player Khan-Tsin names the winner's colour: `green khan_tsin`, `draw repetition`.
+pub fn status_line(game: &AnyGame) -> String {
+    match game.outcome() {
         None => "ongoing".to_owned(),
+        Some(Outcome { winner, reason })
+            if game.players() == 2 && game.kind() != GameKind::KhanTsin =>
+        {
+            let score = match winner {
+                Some(0) => "1-0",
+                Some(_) => "0-1",
+                None => "1/2-1/2",
+            };
+            format!("{score} {reason}")
+        }
         Some(Outcome {
-            winner: Some(0),
+            winner: Some(seat),
             reason,
-        }) => format!("1-0 {reason}"),
-        Some(Outcome {
-            winner: Some(_),
-            reason,
-        }) => format!("0-1 {reason}"),
+        }) => format!("{} {reason}", game.color(seat)),
         Some(Outcome {
             winner: None,
             reason,
-        }) => format!("1/2-1/2 {reason}"),
+        }) => format!("draw {reason}"),
     }
 }
 
-/// `khanate perft GAME [--position TEXT] [--divide] DEPTH`: the number of leaf nodes at `depth`
-/// (Ouk Chatrang: legal-move perft as Fairy-Stockfish counts it); with `divide`, one line
-/// `MOVE: COUNT` per root move first, then the total.
+/// `MOVE: COUNT` lines, a blank line and the total.
+fn divided(rows: Vec<(String, u64)>) -> String {
+    let total: u64 = rows.iter().map(|(_, n)| n).sum();
+    let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
+    out.push_str(&format!("\n{total}"));
+    out
+}
+
+/// `khanate perft GAME [--position TEXT] [--players N] [--divide] [--positions] DEPTH`: the
+/// number of leaves of the move tree at `depth`, counted as each rules file says (Ouk Chatrang:
+/// legal moves, as Fairy-Stockfish's `go perft`; Khan: distinct move strings, or with `positions`
+/// distinct positions after each whole turn, "turn perft"; Khan-Tsin: distinct move strings, a
+/// stuck player having the single child `pass`). With `divide`, one line `MOVE: COUNT` per root
+/// move first, then the total. `positions` is only for Khan and does not divide.
 pub fn perft(
-    kind: GameKind,
-    position: Option<&str>,
+    setup: Setup<'_>,
     depth: u32,
     divide: bool,
+    positions: bool,
 ) -> Result<String, RuleError> {
-    match kind {
+    let not_for = |what: &str| {
+        RuleError::new(
+            crate::rules::RuleErrorCode::BadOption,
+            format!("{what} is not an option of {}", setup.kind),
+        )
+    };
+    if positions && (setup.kind != GameKind::Khan || divide) {
+        return Err(not_for("--positions (Khan's turn perft, without --divide)"));
+    }
+    if setup.players.is_some() && setup.kind != GameKind::KhanTsin {
+        return Err(not_for("--players"));
+    }
+    match setup.kind {
         GameKind::OukChatrang => {
-            let pos = match position {
+            let pos = match setup.position {
                 Some(fen) => ouk_chatrang::Position::from_fen(fen)?,
                 None => ouk_chatrang::Position::start(),
             };
-            if !divide {
-                return Ok(ouk_chatrang::perft(&pos, depth).to_string());
-            }
-            let rows = ouk_chatrang::perft_divide(&pos, depth);
-            let total: u64 = rows.iter().map(|(_, n)| n).sum();
-            let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
-            out.push_str(&format!("\n{total}"));
-            Ok(out)
+            Ok(if divide {
+                divided(ouk_chatrang::perft_divide(&pos, depth))
+            } else {
+                ouk_chatrang::perft(&pos, depth).to_string()
+            })
+        }
+        GameKind::Khan => {
+            let pos = match setup.position {
+                Some(text) => khan::Position::from_text(text)?,
+                None => khan::Position::start(),
+            };
+            Ok(if positions {
+                khan::turn_perft(&pos, depth).to_string()
+            } else if divide {
+                divided(khan::perft_divide(&pos, depth))
+            } else {
+                khan::perft(&pos, depth).to_string()
+            })
         }
         GameKind::KhanTsin => {
-            let game = match position {
-                Some(text) => khan_tsin::Game::from_text(text)?,
-                None => khan_tsin::Game::new(),
-            };
-            if !divide {
-                return Ok(khan_tsin::perft(&game, depth).to_string());
-            }
-            let rows = khan_tsin::perft_divide(&game, depth);
-            let total: u64 = rows.iter().map(|(_, n)| n).sum();
-            let mut out: String = rows.iter().map(|(mv, n)| format!("{mv}: {n}\n")).collect();
-            out.push_str(&format!("\n{total}"));
-            Ok(out)
+            let game = khan_tsin::Game::from_options(&setup.options())?;
+            Ok(if divide {
+                divided(khan_tsin::perft_divide(&game, depth))
+            } else {
+                khan_tsin::perft(&game, depth).to_string()
+            })
         }
     }
 }
 
-/// A game's set-up from an optional `--position`.
-fn start_at(position: Option<&str>) -> GameOptions {
-    GameOptions {
-        start_position: position.map(str::to_owned),
-        ..GameOptions::default()
-    }
+/// `khanate moves GAME [--position TEXT] [--players N]`: the legal moves, one a line, sorted (a
+/// Khan-Tsin player with no legal move has the single move `pass`).
+pub fn moves(setup: Setup<'_>) -> Result<String, RuleError> {
+    Ok(setup.game()?.legal_moves().join("\n"))
 }
 
-/// `khanate moves GAME [--position TEXT]`: the legal moves, one a line, sorted.
-pub fn moves(kind: GameKind, position: Option<&str>) -> Result<String, RuleError> {
-    let game = AnyGame::new(kind, &start_at(position))?;
-    Ok(game.legal_moves().join("\n"))
-}
-
-/// `khanate play GAME [--position TEXT] MOVE...`: the position after the moves, then the status
-/// line. Errors name the first move that does not play.
-pub fn play(kind: GameKind, position: Option<&str>, moves: &[String]) -> Result<String, RuleError> {
-    let mut game = AnyGame::new(kind, &start_at(position))?;
+/// `khanate play GAME [--position TEXT] [--players N] MOVE...`: the position after the moves, then
+/// the status line. Errors name the first move that does not play.
+pub fn play(setup: Setup<'_>, moves: &[String]) -> Result<String, RuleError> {
+    let mut game = setup.game()?;
     for (i, mv) in moves.iter().enumerate() {
         game.play(mv)
             .map_err(|e| RuleError::new(e.code, format!("move {} ({mv}): {}", i + 1, e.message)))?;
     }
-    Ok(format!(
-        "{}\n{}",
-        game.position(),
-        status_line(game.outcome())
-    ))
+    Ok(format!("{}\n{}", game.position(), status_line(&game)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::EndReason;
+
+    fn setup(kind: GameKind, position: Option<&str>, players: Option<u8>) -> Setup<'_> {
+        Setup {
+            kind,
+            position,
+            players,
+        }
+    }
 
     #[test]
-    fn status_lines_use_pgn_results_and_protocol_reasons() {
-        assert_eq!(status_line(None), "ongoing");
+    fn status_lines_use_pgn_results_for_two_and_colours_for_three() {
+        let ouk = |fen| {
+            setup(GameKind::OukChatrang, Some(fen), None)
+                .game()
+                .unwrap()
+        };
         assert_eq!(
-            status_line(Some(Outcome::win(0, EndReason::Checkmate))),
-            "1-0 checkmate"
+            status_line(&ouk(
+                "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1"
+            )),
+            "ongoing"
         );
-        assert_eq!(
-            status_line(Some(Outcome::win(1, EndReason::Checkmate))),
-            "0-1 checkmate"
-        );
-        assert_eq!(
-            status_line(Some(Outcome::draw(EndReason::Counting))),
-            "1/2-1/2 counting"
-        );
+        let mut mate = ouk("6k1/8/6K1/8/8/8/8/R7 w - - 0 1");
+        mate.play("a1a8").unwrap();
+        assert_eq!(status_line(&mate), "1-0 checkmate");
+        let mut three = setup(GameKind::KhanTsin, None, Some(3)).game().unwrap();
+        three.resign(0).unwrap();
+        three.resign(2).unwrap();
+        assert_eq!(status_line(&three), "green resignation");
+    }
+
+    #[test]
+    fn options_that_a_game_does_not_have_are_refused() {
+        let err = perft(setup(GameKind::OukChatrang, None, None), 1, false, true).unwrap_err();
+        assert!(err.message.contains("--positions"), "{}", err.message);
+        let err = perft(setup(GameKind::Khan, None, Some(3)), 1, false, false).unwrap_err();
+        assert!(err.message.contains("--players"), "{}", err.message);
     }
 }

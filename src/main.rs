@@ -38,6 +38,9 @@ enum Command {
         /// Print the count under each root move too.
         #[arg(long)]
         divide: bool,
+        /// Khan: count distinct positions after each whole turn ("turn perft").
+        #[arg(long)]
+        positions: bool,
         depth: u32,
     },
     /// List the legal moves, one a line, sorted.
@@ -55,16 +58,23 @@ enum Command {
 
 #[derive(Args)]
 struct GameArgs {
-    /// `ouk-chatrang`.
+    /// `ouk-chatrang`, `khan` or `khan-tsin`.
     game: String,
     /// Start from this position (the game's position text; for Ouk Chatrang a FEN).
     #[arg(long, visible_alias = "fen")]
     position: Option<String>,
+    /// Khan-Tsin: 2 or 3 players (default 2; a --position says it already).
+    #[arg(long)]
+    players: Option<u8>,
 }
 
 impl GameArgs {
-    fn kind(&self) -> anyhow::Result<GameKind> {
-        Ok(self.game.parse()?)
+    fn setup(&self) -> anyhow::Result<cli::Setup<'_>> {
+        Ok(cli::Setup {
+            kind: self.game.parse::<GameKind>()?,
+            position: self.position.as_deref(),
+            players: self.players,
+        })
     }
 }
 
@@ -127,26 +137,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Perft {
             game,
             divide,
+            positions,
             depth,
         }) => {
-            println!(
-                "{}",
-                cli::perft(game.kind()?, game.position.as_deref(), depth, divide)?
-            );
+            println!("{}", cli::perft(game.setup()?, depth, divide, positions)?);
             Ok(())
         }
         Some(Command::Moves { game }) => {
-            let text = cli::moves(game.kind()?, game.position.as_deref())?;
+            let text = cli::moves(game.setup()?)?;
             if !text.is_empty() {
                 println!("{text}");
             }
             Ok(())
         }
         Some(Command::Play { game, moves }) => {
-            println!(
-                "{}",
-                cli::play(game.kind()?, game.position.as_deref(), &moves)?
-            );
+            println!("{}", cli::play(game.setup()?, &moves)?);
             Ok(())
         }
     }

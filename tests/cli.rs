@@ -103,3 +103,49 @@ fn bad_input_exits_non_zero_and_says_what_is_wrong() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad FEN"));
 }
+
+#[test]
+fn khan_perft_counts_move_strings_and_turn_perft_counts_positions() {
+    assert_eq!(stdout(&["perft", "khan", "2"]), "41616\n");
+    assert_eq!(stdout(&["perft", "khan", "--positions", "2"]), "16900\n");
+    assert_eq!(stdout(&["perft", "khan", "--positions", "1"]), "130\n");
+    let moves = stdout(&["moves", "khan"]);
+    assert_eq!(moves.lines().count(), 204);
+    let diagram_2 = "10/2s7/3K6/1K2s2s2/S5k3/10/6k3/5K4/7k2/10 b";
+    assert_eq!(
+        stdout(&["play", "khan", "--position", diagram_2, "h7-h5-g3-i1"]),
+        "10/2s7/3K6/1K2s5/S5k3/10/6k3/5K4/7k2/8s1 w\n0-1 goal_row\n"
+    );
+}
+
+#[test]
+fn khan_tsin_perft_follows_the_rules_file_vectors() {
+    assert_eq!(
+        stdout(&["perft", "khan-tsin", "--players", "3", "2"]),
+        "528\n"
+    );
+    let three = "w/w/w/g/g/w/w/b/g/g/g/w/w/B/w/b/b/b/g/W/g/b/G/b/g/w/g/w/b/b/b/g/g/b/w/b 231231231231231231231231231231231231 wgb w";
+    assert_eq!(
+        stdout(&["perft", "khan-tsin", "--position", three, "2"]),
+        "409\n"
+    );
+    let two = "g/b/b/w/b/b/w/G/b/w/w/g/g/w/w/b/b/b/w/W/w/b/b/g/b/g/g/g/w/g/g/g/w/b/g/w 231231231231231231231231231231231231 wg w";
+    assert_eq!(
+        stdout(&["perft", "khan-tsin", "--position", two, "2"]),
+        "490\n"
+    );
+    let placements = stdout(&["moves", "khan-tsin", "--players", "3"]);
+    assert_eq!(
+        placements.lines().count(),
+        24,
+        "pawn or Khan-pawn on each of the 12 triple squares"
+    );
+    assert!(stdout(&["play", "khan-tsin", "p1"]).ends_with("\nongoing\n"));
+}
+
+#[test]
+fn options_a_game_does_not_have_are_refused_on_the_command_line() {
+    let out = khanate(&["perft", "ouk-chatrang", "--players", "3", "1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--players"));
+}

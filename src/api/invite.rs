@@ -12,7 +12,8 @@ use crate::rules::GameKind;
 fn game_name(kind: GameKind) -> &'static str {
     match kind {
         GameKind::OukChatrang => "Ouk Chatrang (Cambodian chess)",
-        GameKind::KhanTsin => "Khan-Tsin",
+        GameKind::Khan => "Khan (Soldiers and Khans)",
+        GameKind::KhanTsin => "Khan-Tsin (a stacking race for 2 or 3)",
     }
 }
 

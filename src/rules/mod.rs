@@ -5,12 +5,15 @@
 //! the [`Rules`] trait over its own text notations (see `docs/rules/*.md`):
 //!
 //! - Ouk Chatrang: positions are Fairy-Stockfish `cambodian` FEN, moves are UCI ([`ouk_chatrang`]).
+//! - Khan: positions are the Khan position text, moves are square paths such as `e2-e3` or
+//!   `f3-h5-f7` ([`khan`]); legal moves go to clients as a tree (`docs/protocol.md`).
 //! - Khan-Tsin: positions are the rules file's position text, moves are placements (`p12`, `K12`),
 //!   stack moves (`17:2-`) and `pass` ([`khan_tsin`]).
 //!
 //! Moves cross this boundary as strings in the game's notation; parsing never panics and every
 //! rejection is a [`RuleError`] whose [`RuleErrorCode`] is stable on the wire.
 
+pub mod khan;
 pub mod khan_tsin;
 pub mod ouk_chatrang;
 
@@ -19,25 +22,28 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// Which game a room plays. On the wire: `"ouk-chatrang"`, `"khan-tsin"` (PROTOCOL.md, "Games,
-/// seats, colours").
+/// Which game a room plays. On the wire: `"ouk-chatrang"`, `"khan"`, `"khan-tsin"`
+/// (PROTOCOL.md, "Games, seats, colours").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GameKind {
     /// Cambodian chess, `docs/rules/ouk-chatrang.md`.
     OukChatrang,
+    /// J. P. Neto's game of Soldiers and Khans, `docs/rules/khan.md` (K-1..K-17).
+    Khan,
     /// Cosmoludo's stacking race for 2 or 3 players, the Khan-Tsin rules file (T-1..T-15).
     KhanTsin,
 }
 
 impl GameKind {
     /// Every game, in the order menus list them.
-    pub const ALL: [GameKind; 2] = [GameKind::OukChatrang, GameKind::KhanTsin];
+    pub const ALL: [GameKind; 3] = [GameKind::OukChatrang, GameKind::Khan, GameKind::KhanTsin];
 
     /// The game id used on the wire, in the database and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
             GameKind::OukChatrang => "ouk-chatrang",
+            GameKind::Khan => "khan",
             GameKind::KhanTsin => "khan-tsin",
         }
     }
@@ -59,14 +65,14 @@ impl FromStr for GameKind {
             .ok_or_else(|| {
                 RuleError::new(
                     RuleErrorCode::UnknownGame,
-                    format!("unknown game {s:?}; expected one of: ouk-chatrang, khan-tsin"),
+                    format!("unknown game {s:?}; expected one of: ouk-chatrang, khan, khan-tsin"),
                 )
             })
     }
 }
 
-/// A seat: a player's place in turn order, numbered from 0. In Ouk Chatrang seat 0 plays White and
-/// seat 1 Black.
+/// A seat: a player's place in turn order, numbered from 0. In Ouk Chatrang and Khan seat 0 plays
+/// White and seat 1 Black.
 pub type Seat = u8;
 
 /// Why a game ended; the reason words of PROTOCOL.md. The rules module itself only produces the
@@ -79,9 +85,9 @@ pub enum EndReason {
     Checkmate,
     /// `stalemate`: the side to move has no legal move and is not in check; a draw (Ouk Chatrang O-15).
     Stalemate,
-    /// `goal_row`: a Soldier reached its goal row and its side wins (Khan K-14; not hosted yet).
+    /// `goal_row`: a Soldier reached its goal row and its side wins (Khan K-14).
     GoalRow,
-    /// `no_soldiers`: a side lost its last Soldier and loses (Khan K-15; not hosted yet).
+    /// `no_soldiers`: a side lost its last Soldier and loses (Khan K-15).
     NoSoldiers,
     /// `khan_tsin`: the mover made a 9-stack topped by a face-up Khan-pawn and wins (Khan-Tsin T-13).
     KhanTsin,
@@ -96,7 +102,7 @@ pub enum EndReason {
     InsufficientMaterial,
     /// `counting`: the count reached its limit without mate; a draw (Ouk Chatrang O-20).
     Counting,
-    /// `no_moves`: the player on move has no legal move; a draw (Khan K-16; not hosted yet).
+    /// `no_moves`: the player on move has no legal move; a draw (Khan K-16).
     NoMoves,
     /// `all_skipped`: no player has a legal move; a draw (Khan-Tsin T-14).
     AllSkipped,
@@ -340,6 +346,8 @@ pub fn resign_two_player(outcome: &mut Option<Outcome>, seat: Seat) -> Result<Re
 pub enum AnyGame {
     /// Cambodian chess (docs/rules/ouk-chatrang.md).
     OukChatrang(ouk_chatrang::Game),
+    /// Khan (docs/rules/khan.md, K-1..K-17).
+    Khan(khan::Game),
     /// Khan-Tsin (the Khan-Tsin rules file, T-1..T-15).
     KhanTsin(khan_tsin::Game),
 }
@@ -383,6 +391,19 @@ impl AnyGame {
                     None => ouk_chatrang::Game::new(),
                 }))
             }
+            GameKind::Khan => {
+                only_options(kind, options, &["start_position", "players"])?;
+                if options.players.is_some_and(|n| n != 2) {
+                    return Err(RuleError::new(
+                        RuleErrorCode::BadOption,
+                        "khan is played by 2 players",
+                    ));
+                }
+                Ok(AnyGame::Khan(match &options.start_position {
+                    Some(text) => khan::Game::from_text(text)?,
+                    None => khan::Game::new(),
+                }))
+            }
             GameKind::KhanTsin => {
                 only_options(
                     kind,
@@ -398,6 +419,7 @@ impl AnyGame {
     pub fn kind(&self) -> GameKind {
         match self {
             AnyGame::OukChatrang(_) => GameKind::OukChatrang,
+            AnyGame::Khan(_) => GameKind::Khan,
             AnyGame::KhanTsin(_) => GameKind::KhanTsin,
         }
     }
@@ -407,6 +429,7 @@ impl AnyGame {
     pub fn counting(&self) -> Option<ouk_chatrang::Counting> {
         match self {
             AnyGame::OukChatrang(game) => game.counting(),
+            AnyGame::Khan(_) => None,
             AnyGame::KhanTsin(_) => None,
         }
     }
@@ -414,6 +437,7 @@ impl AnyGame {
     fn rules(&self) -> &dyn Rules {
         match self {
             AnyGame::OukChatrang(game) => game,
+            AnyGame::Khan(game) => game,
             AnyGame::KhanTsin(game) => game,
         }
     }
@@ -421,6 +445,7 @@ impl AnyGame {
     fn rules_mut(&mut self) -> &mut dyn Rules {
         match self {
             AnyGame::OukChatrang(game) => game,
+            AnyGame::Khan(game) => game,
             AnyGame::KhanTsin(game) => game,
         }
     }
