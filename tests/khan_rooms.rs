@@ -235,7 +235,14 @@ async fn the_e6_jump_chain_is_accepted_and_broadcast_as_one_event() {
     let mut game = local(&start);
     let (_, mut clients, mut spectator) = khan_room(&server, &start).await;
     let chain = "f3-h5-f7-d7-d9".to_owned();
-    let v = play_through(&mut clients, &mut spectator, &mut game, &[chain.clone()], 3).await;
+    let v = play_through(
+        &mut clients,
+        &mut spectator,
+        &mut game,
+        std::slice::from_ref(&chain),
+        3,
+    )
+    .await;
     assert_eq!(v, 4, "one event for the whole chain");
     // Nothing was captured (E6): every piece but the Khan is where it was.
     assert_eq!(
