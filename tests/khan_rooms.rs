@@ -254,3 +254,62 @@ async fn the_e6_jump_chain_is_accepted_and_broadcast_as_one_event() {
     assert_eq!(spectator.next_of("pong").await["t"], "pong");
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_khan_room_refuses_bad_moves_and_survives_a_restart() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (status, created) = post(
+        server.addr,
+        "/api/rooms",
+        &json!({"game": "khan", "seat": "white"}),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let code = created["invite_code"].as_str().unwrap().to_owned();
+    let white_token = created["seat_token"].as_str().unwrap().to_owned();
+    let (_, joined) = post(server.addr, &format!("/api/rooms/{code}/join"), &json!({})).await;
+    let black_token = joined["seat_token"].as_str().unwrap().to_owned();
+    let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
+    let snapshot = white.next_of("snapshot").await;
+    assert_eq!(
+        snapshot["d"]["position"],
+        "ssssssssss/k1k1kk1k1k/ssssssssss/10/10/10/10/SSSSSSSSSS/K1K1KK1K1K/SSSSSSSSSS w"
+    );
+    let mut listed = Vec::new();
+    flatten(&snapshot["d"]["legal_moves"], "", &mut listed);
+    assert_eq!(
+        listed.len(),
+        204,
+        "the start position's 204 move strings, as a tree"
+    );
+    for (cid, mv, code) in [
+        ("x1", "e2-e5", "illegal_move"),
+        ("x2", "z9-e3", "bad_notation"),
+        ("x3", "c3-c5", "illegal_move"),
+    ] {
+        white.send_move(cid, mv, 3).await;
+        assert_eq!(white.answer(cid).await["d"]["code"], code, "{mv}");
+    }
+    white.send_move("m1", "c3-c4", 3).await;
+    assert_eq!(white.answer("m1").await["d"]["v"], 4);
+    server.shutdown().await;
+
+    let server = TestServer::start(&db.url).await;
+    let (mut black, welcome) = Client::hello(server.addr, &code, Some(&black_token), Some(3)).await;
+    assert_eq!(welcome["d"]["version"], 4);
+    let moved = black.next_of("moved").await;
+    assert_eq!(moved["d"]["move"], "c3-c4");
+    assert!(
+        moved["d"]["legal_moves"].is_object(),
+        "Black, on move, gets its tree"
+    );
+    black.command("resign", "r", json!({})).await;
+    assert_eq!(black.answer("r").await["d"]["v"], 5);
+    let over = black.next_of("game_over").await;
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": 0, "reason": "resignation"})
+    );
+    server.shutdown().await;
+}

@@ -377,3 +377,151 @@ async fn after_a_resignation_the_other_two_finish_the_game() {
     assert!(record.finished_at >= record.started_at.unwrap());
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_draw_needs_every_remaining_player_to_accept() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (room_id, _, _, mut clients, mut spectator) = khan_tsin_room(&server, 3).await;
+    clients[0].command("offer_draw", "o", json!({})).await;
+    assert_eq!(clients[0].answer("o").await["d"]["v"], 5);
+    let offer = spectator.event("offer", 5).await;
+    assert_eq!(
+        offer["d"],
+        json!({"id": 1, "kind": "draw", "by": 0, "accepted": []})
+    );
+    clients[1]
+        .command("accept", "a1", json!({"offer": 1}))
+        .await;
+    assert_eq!(clients[1].answer("a1").await["d"]["v"], 6);
+    assert_eq!(
+        spectator.event("offer_accepted", 6).await["d"],
+        json!({"id": 1, "by": 1})
+    );
+    // Accepting twice changes nothing; the offerer cannot accept its own offer.
+    clients[1]
+        .command("accept", "a1b", json!({"offer": 1}))
+        .await;
+    assert_eq!(clients[1].answer("a1b").await["d"]["v"], 6);
+    clients[0]
+        .command("accept", "a0", json!({"offer": 1}))
+        .await;
+    assert_eq!(clients[0].answer("a0").await["d"]["code"], "no_such_offer");
+    let (mut late, _) = Client::hello(server.addr, &room_id, None, None).await;
+    let snapshot = late.next_of("snapshot").await;
+    assert_eq!(
+        snapshot["d"]["offers"],
+        json!([{"id": 1, "kind": "draw", "by": 0, "accepted": [1]}])
+    );
+    clients[2]
+        .command("accept", "a2", json!({"offer": 1}))
+        .await;
+    assert_eq!(clients[2].answer("a2").await["d"]["v"], 7);
+    let over = spectator.event("game_over", 7).await;
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": null, "reason": "agreement"})
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn colours_layout_and_seats_are_chosen_at_creation() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let layout = "123".repeat(12);
+    let (status, created) = post(
+        server.addr,
+        "/api/rooms",
+        &json!({"game": "khan-tsin", "seats": 2, "seat": "blue", "options": {"colors": ["blue", "green"], "layout": layout}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    // Turn order is lightest first: green is seat 0, blue seat 1; white is neutral.
+    assert_eq!(
+        (created["seat"].as_u64(), created["color"].as_str()),
+        (Some(1), Some("blue"))
+    );
+    let code = created["invite_code"].as_str().unwrap();
+    let (status, joined) = post(
+        server.addr,
+        &format!("/api/rooms/{code}/join"),
+        &json!({"seat": "green"}),
+    )
+    .await;
+    assert_eq!((status, joined["seat"].as_u64()), (200, Some(0)));
+    let (mut spectator, _) = Client::hello(server.addr, code, None, None).await;
+    let snapshot = spectator.next_of("snapshot").await;
+    let position = snapshot["d"]["position"].as_str().unwrap();
+    assert!(position.ends_with(&format!(" {layout} gb g")), "{position}");
+    for (body, code) in [
+        (json!({"game": "khan-tsin", "seats": 4}), "bad_request"),
+        (
+            json!({"game": "khan-tsin", "options": {"layout": "231"}}),
+            "bad_request",
+        ),
+        (
+            json!({"game": "khan-tsin", "options": {"colors": ["white", "white"]}}),
+            "bad_request",
+        ),
+        (
+            json!({"game": "khan-tsin", "options": {"colors": ["red", "green"]}}),
+            "bad_request",
+        ),
+        (
+            json!({"game": "khan-tsin", "seats": 3, "options": {"colors": ["white", "green"]}}),
+            "bad_request",
+        ),
+        (
+            json!({"game": "khan-tsin", "options": {"start_position": "nonsense"}}),
+            "bad_position",
+        ),
+        (json!({"game": "khan", "seats": 3}), "bad_request"),
+        (
+            json!({"game": "khan", "options": {"start_position": "10/10 w"}}),
+            "bad_position",
+        ),
+    ] {
+        let (status, answer) = post(server.addr, "/api/rooms", &body).await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_str()),
+            (400, Some(code)),
+            "{body}: {answer}"
+        );
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_three_player_room_survives_a_restart() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let moves = game_with_skips_and_a_win(3, 0);
+    let (room_id, code, tokens, mut clients, _) = khan_tsin_room(&server, 3).await;
+    let mut game = AnyGame::new(GameKind::KhanTsin, &setup(3)).unwrap();
+    let (v, _) = play_through(&mut clients, &mut game, &moves[..40], 4).await;
+    drop(clients);
+    server.shutdown().await;
+
+    let server = TestServer::start(&db.url).await;
+    let mut clients = Vec::new();
+    for token in &tokens {
+        let (client, welcome) = Client::hello(server.addr, &code, Some(token), Some(v)).await;
+        assert_eq!(welcome["d"]["version"], v, "versions continue");
+        clients.push(client);
+    }
+    let (last, _) = play_through(&mut clients, &mut game, &moves[40..], v).await;
+    let record = server
+        .store
+        .game_record(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap()
+        .expect("finished");
+    assert_eq!(record.moves, moves);
+    let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
+    assert_eq!(
+        (summary["status"].as_str(), summary["version"].as_i64()),
+        (Some("finished"), Some(last))
+    );
+    server.shutdown().await;
+}
