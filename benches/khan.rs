@@ -10,22 +10,13 @@
 //! counts and a few playouts, so the test suite keeps the benchmark working.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+mod common;
+
+use common::{Xorshift, summary, time_each};
 use khanate::rules::Rules;
 use khanate::rules::khan::{Game, MAX_LISTED, Position, perft, turn_perft};
-
-/// xorshift64: enough to pick moves.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Every position (game not over) met in `games` random playouts of at most `plies` turns, with
 /// its ply.
@@ -40,7 +31,7 @@ fn playout_positions(games: usize, plies: u32, seed: u64) -> Vec<(u32, Game)> {
                 break;
             }
             out.push((ply, game.clone()));
-            let pick = (rng.next() % moves.len() as u64) as usize;
+            let pick = rng.below(moves.len());
             if let Err(err) = game.play(&moves[pick]) {
                 eprintln!("{}: {err}", moves[pick]);
                 std::process::exit(1);
@@ -48,42 +39,6 @@ fn playout_positions(games: usize, plies: u32, seed: u64) -> Vec<(u32, Game)> {
         }
     }
     out
-}
-
-/// Mean, median, 99th percentile and maximum of `samples`, in microseconds.
-fn summary(mut samples: Vec<Duration>) -> String {
-    samples.sort();
-    let n = samples.len().max(1);
-    let micros = |d: Duration| d.as_secs_f64() * 1e6;
-    let mean = samples.iter().map(|d| micros(*d)).sum::<f64>() / n as f64;
-    let at = |q: f64| {
-        samples
-            .get(((n - 1) as f64 * q) as usize)
-            .map_or(0.0, |d| micros(*d))
-    };
-    format!(
-        "mean {mean:8.1}  p50 {:8.1}  p99 {:8.1}  max {:8.1}",
-        at(0.5),
-        at(0.99),
-        at(1.0)
-    )
-}
-
-/// Times `f` on each position, best of `rounds` runs per position.
-fn time_each(positions: &[(u32, Game)], rounds: u32, f: impl Fn(&Game) -> usize) -> Vec<Duration> {
-    positions
-        .iter()
-        .map(|(_, game)| {
-            (0..rounds)
-                .map(|_| {
-                    let started = Instant::now();
-                    black_box(f(black_box(game)));
-                    started.elapsed()
-                })
-                .min()
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 fn sizes(name: &str, game: &Game) {
@@ -154,11 +109,11 @@ fn main() {
         "\n{} positions from {games} random playouts of at most {plies} turns ({truncated} over the {MAX_LISTED}-move limit)",
         positions.len()
     );
-    let walk = time_each(&positions, rounds, |g| g.listing().len());
+    let walk = time_each(&positions, rounds, |(_, g)| g.listing().len());
     println!("listing walk only, µs: {}", summary(walk));
-    let list = time_each(&positions, rounds, |g| g.legal_moves().len());
+    let list = time_each(&positions, rounds, |(_, g)| g.legal_moves().len());
     println!("legal_moves (list), µs: {}", summary(list));
-    let tree = time_each(&positions, rounds, |g| {
+    let tree = time_each(&positions, rounds, |(_, g)| {
         g.legal_moves_json().as_object().map_or(0, |m| m.len())
     });
     println!("legal_moves_json (tree), µs: {}", summary(tree));
