@@ -4,7 +4,8 @@
 //! returns the text to print.
 
 use crate::rules::{
-    AnyGame, GameKind, GameOptions, Outcome, RuleError, Rules, khan, khan_tsin, ouk_chatrang,
+    AnyGame, GameKind, GameOptions, Outcome, RuleError, RuleErrorCode, Rules, khan, khan_tsin,
+    ouk_chatrang,
 };
 
 /// Which game, and how it is set up: a start position, or (Khan-Tsin) a number of players.
@@ -81,7 +82,7 @@ pub fn perft(
 ) -> Result<String, RuleError> {
     let not_for = |what: &str| {
         RuleError::new(
-            crate::rules::RuleErrorCode::BadOption,
+            RuleErrorCode::BadOption,
             format!("{what} is not an option of {}", setup.kind),
         )
     };
@@ -128,17 +129,38 @@ pub fn perft(
 }
 
 /// `khanate moves GAME [--position TEXT] [--players N]`: the legal moves, one a line, sorted (a
-/// Khan-Tsin player with no legal move has the single move `pass`).
-pub fn moves(setup: Setup<'_>) -> Result<String, RuleError> {
-    Ok(setup.game()?.legal_moves().join("\n"))
+/// Khan-Tsin player with no legal move has the single move `pass`), and a warning for standard
+/// error when the list leaves some out (a Khan position with more than `khan::MAX_LISTED` move
+/// strings; see `perft khan 1` for their number).
+pub fn moves(setup: Setup<'_>) -> Result<(String, Option<String>), RuleError> {
+    let game = setup.game()?;
+    let warning = (!game.legal_moves_complete()).then(|| {
+        format!(
+            "only jump chains short enough to keep the list within {} moves are listed; longer ones are legal too",
+            khan::MAX_LISTED
+        )
+    });
+    Ok((game.legal_moves().join("\n"), warning))
 }
 
 /// `khanate play GAME [--position TEXT] [--players N] MOVE...`: the position after the moves, then
-/// the status line. Errors name the first move that does not play.
+/// the status line. A move `resign:COLOUR` makes that player resign (for replaying the record of a
+/// three-player game that went on after a resignation). Errors name the first move that does not
+/// play.
 pub fn play(setup: Setup<'_>, moves: &[String]) -> Result<String, RuleError> {
     let mut game = setup.game()?;
     for (i, mv) in moves.iter().enumerate() {
-        game.play(mv)
+        let played = match mv.strip_prefix("resign:") {
+            Some(color) => match (0..game.players()).find(|seat| game.color(*seat) == color) {
+                Some(seat) => game.resign(seat).map(|_| ()),
+                None => Err(RuleError::new(
+                    RuleErrorCode::BadNotation,
+                    format!("no seat plays {color:?}"),
+                )),
+            },
+            None => game.play(mv).map(|_| ()),
+        };
+        played
             .map_err(|e| RuleError::new(e.code, format!("move {} ({mv}): {}", i + 1, e.message)))?;
     }
     Ok(format!("{}\n{}", game.position(), status_line(&game)))
@@ -176,6 +198,19 @@ mod tests {
         three.resign(0).unwrap();
         three.resign(2).unwrap();
         assert_eq!(status_line(&three), "green resignation");
+    }
+
+    #[test]
+    fn play_replays_a_resignation_in_a_three_player_game() {
+        let three = setup(GameKind::KhanTsin, None, Some(3));
+        let text = play(three, &["p1".into(), "resign:green".into(), "p4".into()]).unwrap();
+        let position = text.lines().next().unwrap();
+        assert!(
+            position.ends_with(" wb w"),
+            "green no longer plays and white is on move: {position}"
+        );
+        let err = play(three, &["resign:red".into()]).unwrap_err();
+        assert_eq!(err.message, "move 1 (resign:red): no seat plays \"red\"");
     }
 
     #[test]

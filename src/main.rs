@@ -79,7 +79,8 @@ impl GameArgs {
 }
 
 fn init_tracing(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx::postgres::notice=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -144,7 +145,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Moves { game }) => {
-            let text = cli::moves(game.setup()?)?;
+            let (text, warning) = cli::moves(game.setup()?)?;
+            if let Some(warning) = warning {
+                eprintln!("khanate: {warning}");
+            }
             if !text.is_empty() {
                 println!("{text}");
             }

@@ -483,6 +483,11 @@ pub enum Event {
         seat: Seat,
         /// Why: `resignation` in this version.
         reason: EndReason,
+        /// The position afterwards (the colours still playing change, and maybe the player to
+        /// move).
+        position: String,
+        /// The seat now on move; `null` when this ended the game.
+        to_move: Option<Seat>,
     },
     /// `game_over`: the game ended; a position change, and every open offer closes.
     GameOver {
@@ -570,6 +575,10 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Every legal move, only in the snapshot sent to the seat on move; absent otherwise.
     pub legal_moves: Option<Value>,
+    /// `false` when `legal_moves` leaves some legal moves out (a Khan position with more than
+    /// 10 000 move strings: only shorter jump chains are listed); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_moves_complete: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The Ouk Chatrang count while one runs (O-24); absent otherwise.
     pub counting: Option<CountingInfo>,

@@ -24,7 +24,7 @@ use crate::store::{Store, StoreError};
 pub enum StartError {
     #[error("store: {0}")]
     /// The store could not be opened, migrated, or read to restore the unfinished rooms.
-    Store(#[from] StoreError),
+    Store(StoreError),
     #[error("cannot listen on {addr}")]
     /// The listen address could not be bound (e.g. the port is taken) or read back.
     Bind {
@@ -34,6 +34,14 @@ pub enum StartError {
         /// The operating system's error.
         source: std::io::Error,
     },
+}
+
+// By hand rather than `#[from]`: the store error's text is already in the message (see
+// `StoreError`'s `From` impls).
+impl From<StoreError> for StartError {
+    fn from(e: StoreError) -> Self {
+        StartError::Store(e)
+    }
 }
 
 /// A server that is listening.

@@ -149,3 +149,19 @@ fn options_a_game_does_not_have_are_refused_on_the_command_line() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--players"));
 }
+
+#[test]
+fn a_khan_list_that_leaves_long_chains_out_says_so() {
+    // A lattice of Soldiers: about a million jump chains for White's Khan on a1.
+    let lattice = "10/10/10/1S1s1S4/sSsSsSs3/1S1s1S4/sSsSsSs3/1S1s1S4/sSsSsSs3/KS1S1S4 w";
+    let out = khanate(&["moves", "khan", "--position", lattice]);
+    assert!(out.status.success());
+    let listed = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!(listed <= 10_000, "{listed}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only jump chains short enough"));
+    let start = khanate(&["moves", "khan"]);
+    assert!(
+        start.stderr.is_empty(),
+        "the start position's list is complete"
+    );
+}

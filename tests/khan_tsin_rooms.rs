@@ -257,7 +257,16 @@ async fn a_two_player_game_fills_the_neutral_colour_and_is_won() {
         .next()
         .unwrap()
         .to_owned();
-    assert_eq!(stacks.matches(['b', 'B']).count(), 12, "{stacks}");
+    assert_eq!(
+        stacks.matches('b').count(),
+        12,
+        "twelve neutral pawns: {stacks}"
+    );
+    assert_eq!(
+        stacks.matches('B').count(),
+        0,
+        "the neutral Khan-pawn lies face down (T-6): {stacks}"
+    );
     assert_eq!(stacks.matches('-').count(), 0, "every square holds a pawn");
     let record = server
         .store
@@ -340,16 +349,56 @@ async fn after_a_resignation_the_other_two_finish_the_game() {
         }
         moves
     };
-    // The 36 placements, then Green resigns: its pawns stay, its turns are skipped.
+    // The 36 placements and moves until Green is on move; then Green resigns: its pawns stay, its
+    // turns are skipped, and the turn passes on.
     let placements = random_moves(&mut game, 36);
     let (mut v, _) = play_through(&mut clients, &mut game, &placements, 4).await;
+    while game.to_move() != Some(1) {
+        let next = random_moves(&mut game, 1);
+        v = play_through(&mut clients, &mut game, &next, v).await.0;
+    }
     clients[1].command("resign", "r", json!({})).await;
     let ack = clients[1].answer("r").await;
     let resigned = game.resign(1).unwrap();
     assert_eq!(ack["d"]["v"], v + 1 + resigned.skipped.len() as i64);
     let left = spectator.event("left", v + 1).await;
-    assert_eq!(left["d"], json!({"seat": 1, "reason": "resignation"}));
+    assert_eq!(
+        left["d"],
+        json!({"seat": 1, "reason": "resignation", "position": game.position(), "to_move": game.to_move()})
+    );
+    let next = usize::from(game.to_move().expect("the game goes on"));
+    let left_to_next = clients[next].event("left", v + 1).await;
+    assert_eq!(
+        left_to_next["d"]["legal_moves"],
+        json!(game.legal_moves()),
+        "the seat now on move is told its moves"
+    );
+    let other = 2 - next;
+    assert!(
+        clients[other].event("left", v + 1).await["d"]
+            .get("legal_moves")
+            .is_none()
+    );
     v = ack["d"]["v"].as_i64().unwrap();
+    // Green has no say any more.
+    clients[1].command("offer_draw", "o1", json!({})).await;
+    assert_eq!(clients[1].answer("o1").await["d"]["code"], "not_a_player");
+    clients[0].command("offer_draw", "o0", json!({})).await;
+    assert_eq!(clients[0].answer("o0").await["d"]["v"], v + 1);
+    v += 1;
+    clients[1]
+        .command("decline", "d1", json!({"offer": 1}))
+        .await;
+    assert_eq!(
+        clients[1].answer("d1").await["d"]["code"],
+        "not_a_player",
+        "a player who left cannot veto a draw"
+    );
+    clients[0]
+        .command("decline", "w0", json!({"offer": 1}))
+        .await;
+    assert_eq!(clients[0].answer("w0").await["d"]["v"], v + 1);
+    v += 1;
     assert_eq!(game.in_play(), vec![0, 2]);
     let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
     assert_eq!(summary["seats"][1]["left"], true);

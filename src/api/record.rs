@@ -15,9 +15,13 @@
 //! 2 black h8-h7
 //! ```
 //!
-//! One move a line: its ply, the colour that played it, the move.
+//! One move a line: its ply, the colour that played it, the move. A player who left a
+//! three-player game that went on is a line `- green resigns` where it happened; `khanate play`
+//! replays such a record when given `resign:green` there.
 
 use std::fmt::Write;
+
+use chrono::SecondsFormat;
 
 use crate::store::{GameRecord, MoveRow};
 
@@ -60,14 +64,33 @@ pub fn write(record: &GameRecord, moves: &[MoveRow]) -> String {
     let _ = writeln!(out, "Players: {}", players.join("; "));
     let _ = writeln!(out, "Start: {}", record.start_position);
     let _ = writeln!(out, "Result: {result}");
+    let time = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(SecondsFormat::AutoSi, true);
     if let Some(started) = record.started_at {
-        let _ = writeln!(out, "Started: {}", started.to_rfc3339());
+        let _ = writeln!(out, "Started: {}", time(started));
     }
-    let _ = writeln!(out, "Finished: {}", record.finished_at.to_rfc3339());
+    let _ = writeln!(out, "Finished: {}", time(record.finished_at));
     out.push('\n');
-    for (i, mv) in record.moves.iter().enumerate() {
-        let seat = moves.get(i).map(|row| row.seat);
-        let _ = writeln!(out, "{} {} {mv}", i + 1, color_of(record, seat));
+    let left_after = |ply: usize| -> Vec<String> {
+        record
+            .players
+            .as_array()
+            .map(|players| {
+                players
+                    .iter()
+                    .filter(|p| p["left_after"].as_u64() == Some(ply as u64))
+                    .map(|p| p["color"].as_str().unwrap_or("?").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for ply in 0..=record.moves.len() {
+        if let Some(mv) = ply.checked_sub(1).and_then(|i| record.moves.get(i)) {
+            let seat = moves.get(ply - 1).map(|row| row.seat);
+            let _ = writeln!(out, "{ply} {} {mv}", color_of(record, seat));
+        }
+        for color in left_after(ply) {
+            let _ = writeln!(out, "- {color} resigns");
+        }
     }
     out
 }
@@ -112,7 +135,39 @@ mod tests {
             text,
             "Game: ouk-chatrang\nRoom: 00000000-0000-0000-0000-000000000000\nPlayers: white Dara; black ?\n\
              Start: rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1\nResult: black wins by resignation\n\
-             Started: 2026-11-29T10:00:00+00:00\nFinished: 2026-11-29T10:00:00+00:00\n\n1 white e3e4\n2 black d6d5\n"
+             Started: 2026-11-29T10:00:00Z\nFinished: 2026-11-29T10:00:00Z\n\n1 white e3e4\n2 black d6d5\n"
+        );
+    }
+
+    #[test]
+    fn a_player_who_left_is_a_resign_line_where_it_happened() {
+        let at = Utc.with_ymd_and_hms(2026, 11, 29, 10, 0, 0).unwrap();
+        let record = GameRecord {
+            room_id: Uuid::nil(),
+            game: GameKind::KhanTsin,
+            players: json!([
+                {"seat": 0, "color": "white", "name": null, "left_after": null},
+                {"seat": 1, "color": "green", "name": null, "left_after": 1},
+                {"seat": 2, "color": "blue", "name": null, "left_after": null}
+            ]),
+            winner: Some(2),
+            reason: "resignation".into(),
+            start_position: String::new(),
+            final_position: String::new(),
+            moves: vec!["p1".into(), "p4".into()],
+            display_moves: vec!["p1".into(), "p4".into()],
+            counting: None,
+            started_at: None,
+            finished_at: at,
+        };
+        let text = write(&record, &[]);
+        assert!(
+            text.ends_with("\n\n1 ? p1\n- green resigns\n2 ? p4\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nResult: blue wins by resignation\n"),
+            "{text}"
         );
     }
 }

@@ -97,12 +97,27 @@ struct OptionsBody {
     colors: Option<Vec<String>>,
 }
 
+/// The longest `start_position` accepted, in bytes: every game's position text is far shorter, and
+/// the room repeats it in every snapshot.
+const MAX_POSITION_BYTES: usize = 512;
+
 fn game_setup(seats: Option<u8>, options: &Value) -> Result<GameOptions, ApiError> {
     if !options.is_object() {
         return Err(ApiError::bad_request("options must be a JSON object"));
     }
     let parsed: OptionsBody = serde_json::from_value(options.clone())
         .map_err(|e| ApiError::bad_request(format!("bad options: {e}")))?;
+    if parsed
+        .start_position
+        .as_ref()
+        .is_some_and(|text| text.len() > MAX_POSITION_BYTES)
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_position",
+            format!("a start position is at most {MAX_POSITION_BYTES} bytes"),
+        ));
+    }
     Ok(GameOptions {
         start_position: parsed.start_position,
         players: seats,

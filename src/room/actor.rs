@@ -69,6 +69,8 @@ pub(super) struct Actor {
     stale: bool,
     /// `state.version`, readable by connections without asking the task.
     published_version: Arc<AtomicI64>,
+    /// The legal moves of the seat on move at a position version (see [`Actor::legal_moves`]).
+    legal_cache: Option<(i64, Arc<Value>)>,
 }
 
 impl Actor {
@@ -83,6 +85,7 @@ impl Actor {
             store,
             stale: false,
             published_version,
+            legal_cache: None,
         }
     }
 
@@ -257,12 +260,7 @@ impl Actor {
     /// The frame of a logged event for a connection of `seat`: the seat on move gets the legal moves
     /// with the event that made the current position (`game_started`, `moved`, or `left` when a
     /// resignation passed the turn).
-    fn frame_for(
-        &self,
-        logged: &Logged,
-        seat: Option<Seat>,
-        legal: &mut Option<Value>,
-    ) -> Arc<str> {
+    fn frame_for(&self, logged: &Logged, seat: Option<Seat>, legal: Option<&Value>) -> Arc<str> {
         let personal = seat.is_some()
             && seat == self.state.seat_on_move()
             && logged.v == self.state.position_version
@@ -270,26 +268,42 @@ impl Actor {
                 logged.event,
                 Event::Moved { .. } | Event::GameStarted { .. } | Event::Left { .. }
             );
-        if !personal {
+        let Some(moves) = legal.filter(|_| personal) else {
             return logged.frame.clone();
-        }
-        let moves = legal.get_or_insert_with(|| self.state.game.legal_moves_json());
+        };
         let mut data = logged.event.data();
-        if let Value::Object(map) = &mut data {
-            map.insert("legal_moves".into(), moves.clone());
+        if let (Value::Object(map), Value::Object(listed)) = (&mut data, moves) {
+            map.extend(listed.clone());
         }
         protocol::frame(logged.event.kind(), Some(logged.v), &data).into()
+    }
+
+    /// The legal moves of the seat on move as the fields the wire adds for it: `{"legal_moves"}`,
+    /// plus `"legal_moves_complete": false` when the list leaves some out. Computed once per
+    /// position, since listing them can be the costliest thing a room does (long Khan jump chains).
+    fn legal_moves(&mut self) -> Option<Arc<Value>> {
+        self.state.seat_on_move()?;
+        let key = self.state.position_version;
+        if !matches!(&self.legal_cache, Some((at, _)) if *at == key) {
+            let game = &self.state.game;
+            let mut fields = serde_json::json!({"legal_moves": game.legal_moves_json()});
+            if !game.legal_moves_complete() {
+                fields["legal_moves_complete"] = Value::Bool(false);
+            }
+            self.legal_cache = Some((key, Arc::new(fields)));
+        }
+        self.legal_cache.as_ref().map(|(_, fields)| fields.clone())
     }
 
     /// Sends every logged event from index `first` to every connection. A connection gets all of
     /// them in order or, from the first that does not fit its queue, none: it is dropped there, so
     /// it can never see a later version without the earlier ones.
     fn broadcast_from(&mut self, first: usize) {
-        let mut legal = None;
+        let legal = self.legal_moves();
         let mut dead = Vec::new();
         for (id, conn) in &self.conns {
             for logged in &self.log[first..] {
-                let frame = self.frame_for(logged, conn.seat, &mut legal);
+                let frame = self.frame_for(logged, conn.seat, legal.as_deref());
                 if conn.out.try_send(Outbound::Text(frame)).is_err() {
                     dead.push(*id);
                     break;
@@ -368,10 +382,10 @@ impl Actor {
         let version = self.state.version;
         match last_v.and_then(|last| usize::try_from(last).ok().map(|index| (last, index))) {
             Some((last, first)) if last <= version && version - last <= MAX_REPLAY => {
-                let mut legal = None;
+                let legal = self.legal_moves();
                 // The log holds version i + 1 at index i.
                 for logged in self.log.get(first..).unwrap_or_default() {
-                    frames.push(self.frame_for(logged, seat, &mut legal));
+                    frames.push(self.frame_for(logged, seat, legal.as_deref()));
                 }
             }
             _ => {
@@ -379,7 +393,8 @@ impl Actor {
                 if let Some(slot) = seat.and_then(|s| connected.get_mut(usize::from(s))) {
                     *slot = true;
                 }
-                let snapshot = self.state.snapshot(&connected, seat);
+                let legal = self.legal_moves();
+                let snapshot = self.state.snapshot(&connected, seat, legal.as_deref());
                 frames.push(protocol::frame("snapshot", Some(version), &snapshot).into());
             }
         }

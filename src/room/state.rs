@@ -112,6 +112,8 @@ pub struct RoomState {
     next_offer_id: u64,
     /// Per seat, the number of moves played when it last offered a draw: one offer per move.
     draw_offered_at: Vec<Option<usize>>,
+    /// Per seat, the number of moves played when it left a game that went on without it.
+    left_after: Vec<Option<usize>>,
     /// The outcome, once a `game_over` has been applied.
     pub result: Option<Outcome>,
     /// When `game_started` was applied.
@@ -165,6 +167,7 @@ impl RoomState {
             offers: Vec::new(),
             next_offer_id: 1,
             draw_offered_at: vec![None; seats_len],
+            left_after: vec![None; seats_len],
             result: None,
             started_at: None,
             finished_at: None,
@@ -252,6 +255,10 @@ impl RoomState {
             RoomStatus::Finished => return Err(Refusal::new(Code::GameOver, "the game is over")),
             RoomStatus::Playing => {}
         }
+        if !self.game.in_play().contains(&seat) {
+            // A player who left a game that goes on has no say in it any more (offers included).
+            return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
+        }
         match command {
             Command::Move { mv, v } => self.decide_move(seat, mv, *v),
             Command::Resign => self.decide_resign(seat),
@@ -315,17 +322,18 @@ impl RoomState {
                 .into_iter()
                 .map(|seat| Event::Skipped { seat }),
         );
-        // Moving answers a draw offer one has not accepted with "no", as over the board.
-        events.extend(
-            self.offers
-                .iter()
-                .filter(|o| {
-                    o.kind == OfferKind::Draw && o.by != seat && !o.accepted.contains(&seat)
-                })
-                .map(|o| Event::OfferDeclined { id: o.id }),
-        );
-        if let Some(outcome) = applied.outcome {
-            events.push(game_over(outcome));
+        match applied.outcome {
+            // The end of the game closes every offer.
+            Some(outcome) => events.push(game_over(outcome)),
+            // Moving answers a draw offer one has not accepted with "no", as over the board.
+            None => events.extend(
+                self.offers
+                    .iter()
+                    .filter(|o| {
+                        o.kind == OfferKind::Draw && o.by != seat && !o.accepted.contains(&seat)
+                    })
+                    .map(|o| Event::OfferDeclined { id: o.id }),
+            ),
         }
         Ok(events)
     }
@@ -347,6 +355,8 @@ impl RoomState {
         let mut events = vec![Event::Left {
             seat,
             reason: EndReason::Resignation,
+            position: probe.position(),
+            to_move: probe.to_move(),
         }];
         events.extend(
             resigned
@@ -354,13 +364,13 @@ impl RoomState {
                 .into_iter()
                 .map(|seat| Event::Skipped { seat }),
         );
-        events.extend(
-            self.offers
-                .iter()
-                .map(|o| Event::OfferDeclined { id: o.id }),
-        );
-        if let Some(outcome) = resigned.outcome {
-            events.push(game_over(outcome));
+        match resigned.outcome {
+            Some(outcome) => events.push(game_over(outcome)),
+            None => events.extend(
+                self.offers
+                    .iter()
+                    .map(|o| Event::OfferDeclined { id: o.id }),
+            ),
         }
         Ok(events)
     }
@@ -486,10 +496,17 @@ impl RoomState {
             // The rules skipped the seat already when they played the move before.
             Event::Skipped { .. } => {}
             Event::Left { seat, .. } => {
+                let on_move = self.game.to_move();
                 self.game
                     .resign(*seat)
                     .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
-                self.position_version = v;
+                if let Some(left) = self.left_after.get_mut(usize::from(*seat)) {
+                    *left = Some(self.moves.len());
+                }
+                // Only when the turn passed does a move sent before this come too late.
+                if self.game.to_move() != on_move {
+                    self.position_version = v;
+                }
             }
             Event::GameOver { result } => {
                 self.result = Some(Outcome::from(*result));
@@ -523,8 +540,14 @@ impl RoomState {
             .collect()
     }
 
-    /// The whole state for one recipient; `legal_moves` only when `viewer` is the seat on move.
-    pub fn snapshot(&self, connected: &[bool], viewer: Option<Seat>) -> Snapshot {
+    /// The whole state for one recipient; `legal` (the fields `legal_moves` and maybe
+    /// `legal_moves_complete` for the seat on move) only goes in when `viewer` is that seat.
+    pub fn snapshot(
+        &self,
+        connected: &[bool],
+        viewer: Option<Seat>,
+        legal: Option<&Value>,
+    ) -> Snapshot {
         let on_move = self.seat_on_move();
         Snapshot {
             room_id: self.id,
@@ -536,8 +559,13 @@ impl RoomState {
             to_move: on_move,
             moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
-            legal_moves: (viewer.is_some() && viewer == on_move)
-                .then(|| self.game.legal_moves_json()),
+            legal_moves: legal
+                .filter(|_| viewer.is_some() && viewer == on_move)
+                .map(|fields| fields["legal_moves"].clone()),
+            legal_moves_complete: legal
+                .filter(|_| viewer.is_some() && viewer == on_move)
+                .and_then(|fields| fields.get("legal_moves_complete"))
+                .and_then(Value::as_bool),
             counting: self.game.counting().map(CountingInfo::from),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
@@ -545,11 +573,17 @@ impl RoomState {
     }
 
     /// `[{"seat", "color", "name"}]` for the game record.
+    /// `[{"seat", "color", "name", "left_after"}]` for the game record: `left_after` is the number
+    /// of moves played when the seat left a game that went on without it (`null` otherwise), so the
+    /// record replays.
     fn players(&self) -> Value {
         Value::Array(
             self.seat_infos(&[])
                 .into_iter()
-                .map(|s| json!({"seat": s.seat, "color": s.color, "name": s.name}))
+                .map(|s| {
+                    let left_after = self.left_after.get(usize::from(s.seat)).copied().flatten();
+                    json!({"seat": s.seat, "color": s.color, "name": s.name, "left_after": left_after})
+                })
                 .collect(),
         )
     }
@@ -580,5 +614,112 @@ impl RoomState {
 fn game_over(outcome: Outcome) -> Event {
     Event::GameOver {
         result: ResultInfo::from(outcome),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use serde_json::json;
+
+    use super::*;
+    use crate::rules::GameOptions;
+
+    /// A three-player Khan-Tsin room with every seat taken and the 36 placements made.
+    fn three_player_room_after_placement() -> RoomState {
+        let setup = GameOptions {
+            players: Some(3),
+            ..GameOptions::default()
+        };
+        let game = AnyGame::new(GameKind::KhanTsin, &setup).unwrap();
+        let start = game.position();
+        let mut room = RoomState::new(
+            Uuid::nil(),
+            "abcdefgh".into(),
+            Visibility::Private,
+            json!({}),
+            game,
+            start,
+            Utc::now(),
+        );
+        for seat in 0..3 {
+            let (_, events) = room.decide_join(&SeatChoice::Number(seat), None).unwrap();
+            apply_all(&mut room, &events);
+        }
+        for _ in 0..36 {
+            let seat = room.seat_on_move().unwrap();
+            let mv = room.game.legal_moves()[0].clone();
+            let events = room
+                .decide(
+                    seat,
+                    &Command::Move {
+                        mv,
+                        v: room.version,
+                    },
+                )
+                .unwrap();
+            apply_all(&mut room, &events);
+        }
+        room
+    }
+
+    fn apply_all(room: &mut RoomState, events: &[Event]) {
+        for event in events {
+            room.apply(room.version + 1, event, Utc::now()).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_resignation_that_keeps_the_turn_does_not_make_the_movers_move_stale() {
+        let mut room = three_player_room_after_placement();
+        let mover = room.seat_on_move().unwrap();
+        let seen = room.version;
+        let quitter = (0..3).find(|s| *s != mover).unwrap();
+        let events = room.decide(quitter, &Command::Resign).unwrap();
+        apply_all(&mut room, &events);
+        assert_eq!(room.seat_on_move(), Some(mover));
+        let mv = room.game.legal_moves()[0].clone();
+        assert!(room.decide(mover, &Command::Move { mv, v: seen }).is_ok());
+    }
+
+    #[test]
+    fn a_player_who_left_has_no_say_in_offers() {
+        let mut room = three_player_room_after_placement();
+        let events = room.decide(1, &Command::Resign).unwrap();
+        apply_all(&mut room, &events);
+        for command in [
+            Command::OfferDraw,
+            Command::Decline { offer: 1 },
+            Command::Accept { offer: 1 },
+            Command::Resign,
+        ] {
+            assert_eq!(
+                room.decide(1, &command).unwrap_err().code,
+                Code::NotAPlayer,
+                "{command:?}"
+            );
+        }
+        let events = room.decide(0, &Command::OfferDraw).unwrap();
+        apply_all(&mut room, &events);
+        // Blue alone accepting is enough: Green has left.
+        let events = room.decide(2, &Command::Accept { offer: 1 }).unwrap();
+        assert_eq!(events, vec![game_over(Outcome::draw(EndReason::Agreement))]);
+    }
+
+    #[test]
+    fn the_record_of_a_game_that_went_on_says_who_left_and_when() {
+        let mut room = three_player_room_after_placement();
+        let events = room.decide(1, &Command::Resign).unwrap();
+        apply_all(&mut room, &events);
+        let events = room.decide(0, &Command::Resign).unwrap();
+        apply_all(&mut room, &events);
+        let record = room.game_record().unwrap();
+        assert_eq!(
+            (record.winner, record.reason.as_str()),
+            (Some(2), "resignation")
+        );
+        assert_eq!(record.players[1]["left_after"], 36);
+        assert_eq!(record.players[0]["left_after"], 36);
+        assert_eq!(record.players[2]["left_after"], serde_json::Value::Null);
     }
 }

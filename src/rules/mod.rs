@@ -298,6 +298,12 @@ pub trait Rules {
         serde_json::Value::from(self.legal_moves())
     }
 
+    /// Whether [`Rules::legal_moves`] lists every legal move. Only a Khan position with more than
+    /// `khan::MAX_LISTED` move strings lists fewer (its longest jump chains; they stay playable).
+    fn legal_moves_complete(&self) -> bool {
+        true
+    }
+
     /// Plays `mv` (any accepted spelling of a legal move) for the side to move.
     ///
     /// Errors: `GameOver` when the game has ended, `BadNotation` when `mv` cannot be read,
@@ -478,6 +484,10 @@ impl Rules for AnyGame {
 
     fn legal_moves_json(&self) -> serde_json::Value {
         self.rules().legal_moves_json()
+    }
+
+    fn legal_moves_complete(&self) -> bool {
+        self.rules().legal_moves_complete()
     }
 
     fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {

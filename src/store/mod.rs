@@ -334,10 +334,24 @@ pub enum StoreError {
     /// The database failed or refused the statement: unreachable, a constraint violated (see
     /// [`StoreError::is_unique_violation`]), no such room for a commit (`sqlx::Error::RowNotFound`).
     #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
     /// Applying the migrations at connect failed.
     #[error("migration: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
+    Migrate(sqlx::migrate::MigrateError),
+}
+
+// By hand rather than `#[from]`, which would also make the wrapped error the `source`: its text is
+// already in this error's message, and error chains would print it twice.
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migrate(e)
+    }
 }
 
 /// Which room to load: by id or by invite code.

@@ -2,6 +2,7 @@
 //! (K-14..K-17), behind the [`Rules`] trait the server uses.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher};
 
 use serde_json::Value;
 
@@ -13,6 +14,10 @@ use super::position::Position;
 use crate::rules::{
     Applied, EndReason, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat, resign_two_player,
 };
+
+/// Position counts, hashed with fixed keys: the rules module has no randomness, not even in a
+/// hash map's seed.
+type Seen = HashMap<Position, u32, BuildHasherDefault<DefaultHasher>>;
 
 /// A game of Khan: seat 0 plays White (moves first, K-2), seat 1 Black. Implements [`Rules`]:
 /// moves are square paths (`e2-e3`, `h7-i1`, `f3-h5-f7`), positions the Khan position text.
@@ -26,7 +31,7 @@ use crate::rules::{
 pub struct Game {
     position: Position,
     /// How often each position has occurred in this game, the start included (K-17).
-    seen: HashMap<Position, u32>,
+    seen: Seen,
     /// Turns played in this game.
     ply: u32,
     outcome: Option<Outcome>,
@@ -49,7 +54,7 @@ impl Game {
     pub fn from_position(position: Position) -> Game {
         let mut game = Game {
             position,
-            seen: HashMap::from([(position, 1)]),
+            seen: Seen::from_iter([(position, 1)]),
             ply: 0,
             outcome: None,
         };
@@ -151,6 +156,12 @@ impl Rules for Game {
     /// game is over.
     fn legal_moves_json(&self) -> Value {
         self.listing().tree()
+    }
+
+    /// False when the position has more than [`MAX_LISTED`](super::MAX_LISTED) move strings and
+    /// jump chains are listed only up to some number of landings (`listing`).
+    fn legal_moves_complete(&self) -> bool {
+        self.listing().max_landings().is_none()
     }
 
     /// Plays a move given as its squares joined by `-`. A Soldier's whole support path is

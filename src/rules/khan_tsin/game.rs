@@ -83,17 +83,23 @@ impl Game {
     pub fn from_options(options: &GameOptions) -> Result<Game, RuleError> {
         if let Some(text) = &options.start_position {
             let extra = [
-                ("players", options.players.is_some()),
                 ("colors", options.colors.is_some()),
                 ("layout", options.layout.is_some()),
             ];
             if let Some((name, _)) = extra.iter().find(|(_, given)| *given) {
                 return Err(bad_option(format!(
-                    "a Khan-Tsin start position already gives the players, colours and layout; \
+                    "a Khan-Tsin start position already gives the colours and layout; \
                      drop the option {name}"
                 )));
             }
-            return Game::from_text(text);
+            let game = Game::from_text(text)?;
+            if let Some(n) = options.players.filter(|n| *n != game.players()) {
+                return Err(bad_option(format!(
+                    "the start position is a {}-player game, not a {n}-player one",
+                    game.players()
+                )));
+            }
+            return Ok(game);
         }
         if let Some(n) = options.players.filter(|n| !matches!(n, 2 | 3)) {
             return Err(bad_option(format!(

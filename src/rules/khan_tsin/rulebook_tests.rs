@@ -296,7 +296,6 @@ fn t4_bad_options_are_refused() {
         assert_eq!(err.code, RuleErrorCode::BadOption);
     }
     for extra in [
-        options(Some(2), None, None),
         options(None, Some(&["white", "green"]), None),
         options(None, None, Some(&layout)),
     ] {
@@ -308,6 +307,24 @@ fn t4_bad_options_are_refused() {
         assert_eq!(err.code, RuleErrorCode::BadOption, "{}", err.message);
         assert!(err.message.contains("drop the option"), "{}", err.message);
     }
+    // A number of players that agrees with the start position is fine; one that does not is not.
+    let agreeing = GameOptions {
+        start_position: Some(THREE.into()),
+        players: Some(3),
+        ..GameOptions::default()
+    };
+    assert_eq!(Game::from_options(&agreeing).map(|g| g.players()), Ok(3));
+    let disagreeing = GameOptions {
+        start_position: Some(THREE.into()),
+        players: Some(2),
+        ..GameOptions::default()
+    };
+    let err = Game::from_options(&disagreeing).unwrap_err();
+    assert_eq!(err.code, RuleErrorCode::BadOption);
+    assert_eq!(
+        err.message,
+        "the start position is a 3-player game, not a 2-player one"
+    );
     let opts = GameOptions {
         start_position: Some("nonsense".into()),
         ..GameOptions::default()
