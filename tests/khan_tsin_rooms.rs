@@ -109,16 +109,23 @@ async fn khan_tsin_room(
 
 /// Every frame with a version that `client` received, in order, until version `last`.
 async fn versioned_until(client: &mut Client, last: i64) -> Vec<Value> {
+    let mut seen = events_until(client, last).await;
+    for frame in &mut seen {
+        if let Value::Object(d) = &mut frame["d"] {
+            d.remove("legal_moves");
+        }
+    }
+    seen
+}
+
+/// Every event `client` received, as sent (legal moves included), until version `last`.
+async fn events_until(client: &mut Client, last: i64) -> Vec<Value> {
     let mut seen = Vec::new();
     loop {
         let frame = client.recv().await;
         if let Some(v) = frame["v"].as_i64() {
             if frame["t"] != "snapshot" {
-                let mut public = frame.clone();
-                if let Value::Object(d) = &mut public["d"] {
-                    d.remove("legal_moves");
-                }
-                seen.push(public);
+                seen.push(frame);
             }
             if v == last {
                 return seen;
@@ -299,7 +306,17 @@ async fn a_player_who_drops_out_misses_nothing_and_the_others_play_on() {
             let (mut back, welcome) =
                 Client::hello(server.addr, &code, Some(&tokens[seat]), blue_last_v).await;
             assert_eq!(welcome["d"]["version"], v);
-            let missed = versioned_until(&mut back, v).await;
+            let missed = events_until(&mut back, v).await;
+            let last_position = missed
+                .iter()
+                .rev()
+                .find(|f| f["t"] == "moved")
+                .expect("moves were missed");
+            assert_eq!(
+                last_position["d"]["legal_moves"],
+                json!(game.legal_moves()),
+                "it resumes knowing its moves"
+            );
             assert_eq!(
                 missed.first().unwrap()["v"],
                 blue_last_v.unwrap() + 1,
