@@ -1,7 +1,10 @@
 //! The server's configuration: one struct, read from flags with environment fallbacks.
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use ipnet::IpNet;
 
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -11,6 +14,9 @@ pub enum LogFormat {
     /// One JSON object per line, for log collectors.
     Json,
 }
+
+/// Seconds between server pings by default: under the 60 s idle timeout of common proxies.
+pub const DEFAULT_PING_INTERVAL_S: u64 = 25;
 
 /// Everything `khanate serve` can be told.
 #[derive(Clone, Debug, clap::Args)]
@@ -24,25 +30,136 @@ pub struct Config {
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
     pub database_url: String,
 
-    /// The address people reach this server at, used in invite links
-    /// (e.g. `https://games.example.org`). Default: `http://` + the request's Host header.
+    /// The address people reach this server at, used in the links it generates (invite URLs),
+    /// with any path it is served under (e.g. `https://example.org/games`). Default: built from
+    /// the request (`X-Forwarded-Proto` / `X-Forwarded-Host` from a trusted proxy, else `http://`
+    /// and the `Host` header) and `--path-prefix`. Its origin is also the default allowed `Origin`
+    /// of WebSocket upgrades.
     #[arg(long, env = "KHANATE_PUBLIC_URL")]
     pub public_url: Option<String>,
+
+    /// Serve every route under this path (e.g. `/games`), for a proxy that passes the path through
+    /// unchanged. Empty: at the root (a proxy that strips the prefix).
+    #[arg(long, env = "KHANATE_PATH_PREFIX", default_value = "")]
+    pub path_prefix: String,
+
+    /// Reverse proxies whose `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host` are
+    /// believed: comma-separated addresses or CIDR ranges (`127.0.0.1,10.0.0.0/8`). The client's
+    /// address is then the rightmost `X-Forwarded-For` entry that is not one of them; from any other
+    /// peer the headers are ignored.
+    #[arg(long, env = "KHANATE_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
+    pub trusted_proxies: Vec<IpNet>,
+
+    /// Origins allowed to open WebSockets (comma-separated, e.g. `https://example.org`), against
+    /// cross-site WebSocket hijacking. Default: the public URL's origin, or without one the
+    /// request's own host. Upgrades without an `Origin` header (non-browser clients) are allowed.
+    #[arg(long, env = "KHANATE_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// Seconds between the server's pings on every WebSocket, so proxies with idle timeouts keep
+    /// them; a peer that has not answered for two intervals is dropped.
+    #[arg(long, env = "KHANATE_PING_INTERVAL_S", default_value_t = DEFAULT_PING_INTERVAL_S)]
+    pub ping_interval_s: u64,
+
+    /// Limits against abuse.
+    #[command(flatten)]
+    pub limits: Limits,
 
     /// Log line format.
     #[arg(long, env = "KHANATE_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
 }
 
+/// Limits against abuse and for memory, each configurable.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Limits {
+    /// Commands (moves, offers, ...) one connection may send per second, on average; a burst of
+    /// twice as many is allowed. Beyond: `reject` `rate_limited`.
+    #[arg(long, env = "KHANATE_COMMANDS_PER_SECOND", default_value_t = Limits::default().commands_per_second)]
+    pub commands_per_second: u32,
+
+    /// Rooms one client address may create per minute. Beyond: HTTP 429 `rate_limited`.
+    #[arg(long, env = "KHANATE_ROOMS_PER_MINUTE", default_value_t = Limits::default().rooms_per_minute)]
+    pub rooms_per_minute: u32,
+
+    /// WebSockets one client address may hold open. Beyond: HTTP 429 `rate_limited`.
+    #[arg(long, env = "KHANATE_CONNECTIONS_PER_IP", default_value_t = Limits::default().connections_per_ip)]
+    pub connections_per_ip: usize,
+
+    /// WebSockets one room may hold (players and spectators). Beyond: `error` `room_crowded`.
+    #[arg(long, env = "KHANATE_CONNECTIONS_PER_ROOM", default_value_t = Limits::default().connections_per_room)]
+    pub connections_per_room: usize,
+
+    /// Seconds a room with nobody connected stays in memory after its last request (it stays in
+    /// the database and is loaded again when someone comes back).
+    #[arg(long, env = "KHANATE_ROOM_IDLE_S", default_value_t = Limits::default().room_idle_s)]
+    pub room_idle_s: u64,
+
+    /// Seconds a room waits for its players; then it expires (ends as `aborted`) and leaves the
+    /// lobby.
+    #[arg(long, env = "KHANATE_WAITING_ROOM_TTL_S", default_value_t = Limits::default().waiting_room_ttl_s)]
+    pub waiting_room_ttl_s: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            commands_per_second: 10,
+            rooms_per_minute: 10,
+            connections_per_ip: 50,
+            connections_per_room: 200,
+            room_idle_s: 600,
+            waiting_room_ttl_s: 24 * 3600,
+        }
+    }
+}
+
+impl Limits {
+    /// [`Limits::room_idle_s`] as a duration.
+    pub fn room_idle(&self) -> Duration {
+        Duration::from_secs(self.room_idle_s)
+    }
+
+    /// [`Limits::waiting_room_ttl_s`] as a duration.
+    pub fn waiting_room_ttl(&self) -> Duration {
+        Duration::from_secs(self.waiting_room_ttl_s)
+    }
+}
+
+/// Reads a trusted proxy: a CIDR range, or a single address (a /32 or /128).
+fn parse_net(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an IP address nor a CIDR range"))
+}
+
 impl Config {
-    /// A configuration for tests and embedding: an ephemeral port on loopback and the given store.
+    /// A configuration for tests and embedding: an ephemeral port on loopback, the given store,
+    /// and the defaults, except rate and connection limits high enough not to get in a test's way
+    /// (every test client shares one address); tests of the limits set their own.
     pub fn for_tests(database_url: impl Into<String>) -> Self {
         Config {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             database_url: database_url.into(),
             public_url: None,
+            path_prefix: String::new(),
+            trusted_proxies: Vec::new(),
+            allowed_origins: Vec::new(),
+            ping_interval_s: DEFAULT_PING_INTERVAL_S,
+            limits: Limits {
+                commands_per_second: 10_000,
+                rooms_per_minute: 10_000,
+                connections_per_ip: 10_000,
+                ..Limits::default()
+            },
             log_format: LogFormat::Text,
         }
+    }
+
+    /// [`Config::ping_interval_s`] as a duration (at least a second).
+    pub fn ping_interval(&self) -> Duration {
+        Duration::from_secs(self.ping_interval_s.max(1))
     }
 }
 
@@ -79,12 +196,23 @@ pub fn mask_url(url: &str) -> String {
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let proxies: Vec<String> = self
+            .trusted_proxies
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         write!(
             f,
-            "bind={} database_url={} public_url={} log_format={:?}",
+            "bind={} database_url={} public_url={} path_prefix={:?} trusted_proxies=[{}] allowed_origins=[{}] \
+             ping_interval_s={} limits={:?} log_format={:?}",
             self.bind,
             mask_url(&self.database_url),
-            self.public_url.as_deref().unwrap_or("(from Host header)"),
+            self.public_url.as_deref().unwrap_or("(from the request)"),
+            self.path_prefix,
+            proxies.join(","),
+            self.allowed_origins.join(","),
+            self.ping_interval_s,
+            self.limits,
             self.log_format
         )
     }

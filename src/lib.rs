@@ -20,3 +20,4 @@ pub mod room;
 pub mod rules;
 pub mod server;
 pub mod store;
+pub mod telemetry;

@@ -44,6 +44,10 @@ pub mod close {
     pub const TRY_AGAIN: u16 = 1013;
     /// The room's stored data cannot be read: reconnecting will not help until an operator acts.
     pub const INTERNAL: u16 = 1011;
+    /// The peer did not answer pings for two intervals.
+    pub const GOING_AWAY: u16 = 1001;
+    /// The room holds its maximum of connections.
+    pub const CROWDED: u16 = 4029;
 }
 
 /// Reject and error codes. Stable: clients switch on them.
@@ -84,6 +88,9 @@ pub enum Code {
     UnknownRoom,
     /// Hello error `bad_token`: the `hello`'s token belongs to no seat of the room; close 4003.
     BadToken,
+    /// Hello error `room_crowded`: the room holds its maximum of connections
+    /// (`--connections-per-room`); close 4029.
+    RoomCrowded,
 }
 
 impl Code {
@@ -104,6 +111,7 @@ impl Code {
             Code::BadHello => "bad_hello",
             Code::UnknownRoom => "unknown_room",
             Code::BadToken => "bad_token",
+            Code::RoomCrowded => "room_crowded",
         }
     }
 }

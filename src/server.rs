@@ -14,10 +14,12 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::info;
 
-use crate::api::{AppState, router};
+use crate::api::{AppState, Limiters, router};
 use crate::config::Config;
+use crate::room::RoomSettings;
 use crate::room::registry::Registry;
 use crate::store::{Store, StoreError};
+use crate::telemetry;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -69,7 +71,10 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
     let store = Store::connect(&config.database_url).await?;
-    let registry = Arc::new(Registry::new(store.clone()));
+    let registry = Arc::new(Registry::new(
+        store.clone(),
+        RoomSettings::from_limits(&config.limits),
+    ));
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");
     let (shutdown, shutdown_rx) = watch::channel(false);
@@ -77,6 +82,8 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let state = AppState {
         registry,
         store: store.clone(),
+        limiters: Limiters::new(&config.limits),
+        metrics: telemetry::install(),
         config: Arc::new(config),
         shutdown: shutdown_rx.clone(),
         connection_open,
@@ -84,11 +91,14 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let app = router(state);
     let mut stop = shutdown_rx;
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stop.wait_for(|stopping| *stopping).await;
-            })
-            .await
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|stopping| *stopping).await;
+        })
+        .await
     });
     Ok(Running {
         addr,

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use khanate::protocol::Command;
-use khanate::room::Outbound;
 use khanate::room::registry::Registry;
+use khanate::room::{Outbound, RoomSettings};
 use khanate::store::Store;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -44,7 +44,11 @@ async fn ack(rx: &mut mpsc::Receiver<Outbound>) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_connection_never_sees_a_version_hole() {
     // In memory: the faster the commits, the more often the slow reader's queue is full.
-    let registry = Registry::new(Store::connect("sqlite::memory:").await.unwrap());
+    let settings = RoomSettings {
+        max_connections: 1000,
+        ..RoomSettings::default()
+    };
+    let registry = Registry::new(Store::connect("sqlite::memory:").await.unwrap(), settings);
     let (room, white_token, black_token) = support::rooms::two_player_room(&registry).await;
     let (white_tx, mut white_rx) = mpsc::channel(1_000_000);
     let white = room

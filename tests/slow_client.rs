@@ -5,8 +5,8 @@
 mod support;
 
 use khanate::protocol::Command;
-use khanate::room::Outbound;
 use khanate::room::registry::Registry;
+use khanate::room::{Outbound, RoomSettings};
 use khanate::store::Store;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -21,7 +21,7 @@ fn text(out: Outbound) -> Value {
 #[tokio::test]
 async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
     let (_file, url) = support::db::fresh_sqlite_url();
-    let registry = Registry::new(Store::connect(&url).await.unwrap());
+    let registry = Registry::new(Store::connect(&url).await.unwrap(), RoomSettings::default());
     let (room, white_token, black_token) = support::rooms::two_player_room(&registry).await;
     // The players read everything.
     let (white_tx, mut white_rx) = mpsc::channel(64);

@@ -5,7 +5,9 @@
 
 mod error;
 mod invite;
+mod limits;
 mod pgn;
+mod proxy;
 mod record;
 mod rest;
 mod ws;
@@ -16,6 +18,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
+use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::Config;
@@ -23,6 +26,7 @@ use crate::room::registry::Registry;
 use crate::store::Store;
 
 pub use error::ApiError;
+pub use limits::Limiters;
 
 /// Largest REST request body, in bytes.
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -40,11 +44,16 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// Held by every WebSocket task while it runs, so shutdown can wait for them (never sent on).
     pub connection_open: mpsc::Sender<()>,
+    /// Rate and connection limits.
+    pub limiters: Arc<Limiters>,
+    /// Renders the Prometheus metrics (`None` when another recorder owns the process's metrics).
+    pub metrics: Option<PrometheusHandle>,
 }
 
-/// The whole HTTP surface.
+/// The whole HTTP surface, under the configured path prefix.
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    let prefix = state.config.path_prefix.trim_end_matches('/').to_owned();
+    let routes = Router::new()
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))
         .route("/api/rooms/{reference}", get(rest::room_summary))
         .route("/api/rooms/{reference}/join", post(rest::join_room))
@@ -53,11 +62,18 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{room_id}/record", get(rest::game_text))
         .route("/ws", get(ws::upgrade))
         .route("/r/{invite_code}", get(invite::invite_page))
+        .route("/api/whoami", get(rest::whoami))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(state)
+        .with_state(state);
+    if prefix.is_empty() {
+        routes
+    } else {
+        Router::new().nest(&prefix, routes).fallback(not_found)
+    }
 }
 
 /// `GET /healthz`: the process is up.
@@ -74,6 +90,15 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
         Ok(()) => (StatusCode::OK, "ready"),
         Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database unreachable"),
     }
+}
+
+/// `GET /metrics`: Prometheus text (see `telemetry` for the metrics).
+async fn metrics(State(state): State<AppState>) -> Result<String, ApiError> {
+    let handle = state
+        .metrics
+        .as_ref()
+        .ok_or_else(|| ApiError::not_found("metrics are recorded elsewhere in this process"))?;
+    Ok(handle.render())
 }
 
 async fn not_found() -> ApiError {

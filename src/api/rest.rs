@@ -3,7 +3,9 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -13,7 +15,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::{pgn, record};
+use super::{pgn, proxy, record};
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
@@ -126,19 +128,13 @@ fn game_setup(seats: Option<u8>, options: &Value) -> Result<GameOptions, ApiErro
     })
 }
 
-/// `{base}/r/{code}`, where base is the configured public URL or `http://` + the Host header.
-fn invite_url(state: &AppState, headers: &HeaderMap, code: &str) -> String {
-    let base = match &state.config.public_url {
-        Some(url) => url.trim_end_matches('/').to_owned(),
-        None => {
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .map_or_else(|| state.config.bind.to_string(), str::to_owned);
-            format!("http://{host}")
-        }
-    };
-    format!("{base}/r/{code}")
+/// `{base}/r/{code}`, where base is the public URL, or what the request (through trusted proxies)
+/// says people reach the server at.
+fn invite_url(state: &AppState, peer: SocketAddr, headers: &HeaderMap, code: &str) -> String {
+    format!(
+        "{}/r/{code}",
+        proxy::base_url(&state.config, peer.ip(), headers)
+    )
 }
 
 fn join_error(e: JoinError) -> ApiError {
@@ -169,9 +165,28 @@ async fn find_room(state: &AppState, reference: &str) -> Result<RoomHandle, ApiE
 /// `POST /api/rooms`: 201 `{room_id, invite_code, invite_url, seat, color, seat_token}`.
 pub async fn create_room(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    if *state.shutdown.borrow() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the server is shutting down",
+        ));
+    }
+    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    if !state.limiters.allow_room(client) {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!(
+                "at most {} new rooms a minute from one address",
+                state.config.limits.rooms_per_minute
+            ),
+        ));
+    }
     let body: CreateBody = parse_body(&body, None)?;
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
@@ -218,7 +233,7 @@ pub async fn create_room(
     let body = json!({
         "room_id": joined.room_id,
         "invite_code": created.room.invite_code,
-        "invite_url": invite_url(&state, &headers, &created.room.invite_code),
+        "invite_url": invite_url(&state, peer, &headers, &created.room.invite_code),
         "seat": joined.seat,
         "color": joined.color,
         "seat_token": joined.seat_token,
@@ -261,18 +276,26 @@ pub async fn join_room(
 /// `GET /api/rooms`: public rooms waiting for players, newest first.
 pub async fn lobby(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    // A waiting room past its time expires when its task next runs; the lobby leaves it out now.
+    let ttl = chrono::Duration::from_std(state.config.limits.waiting_room_ttl())
+        .unwrap_or(chrono::Duration::MAX);
+    let oldest = crate::store::now()
+        .checked_sub_signed(ttl)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     let rooms: Vec<Value> = state
         .store
         .lobby(LOBBY_SIZE)
         .await?
         .into_iter()
+        .filter(|r| r.created_at >= oldest)
         .map(|r| {
             json!({
                 "room_id": r.room_id,
                 "invite_code": r.invite_code,
-                "invite_url": invite_url(&state, &headers, &r.invite_code),
+                "invite_url": invite_url(&state, peer, &headers, &r.invite_code),
                 "game": r.game,
                 "seats": r.seats,
                 "taken": r.taken,
@@ -341,4 +364,15 @@ pub async fn game_text(
     let moves = state.store.moves(record.room_id).await?;
     let text = record::write(&record, &moves);
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+/// `GET /api/whoami`: the client address the server sees for this request, `{"ip"}`, to check a
+/// reverse proxy's set-up (`--trusted-proxies`).
+pub async fn whoami(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Json<Value> {
+    let ip = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    Json(json!({ "ip": ip.to_string() }))
 }

@@ -5,23 +5,31 @@
 //! room holds the only strong sender of that queue; when it drops the connection (too slow, or the
 //! room stopped) the queue closes and the writer closes the socket with 1013 so the client resyncs.
 
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::extract::State;
+use governor::DefaultDirectRateLimiter;
+
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use axum::response::Response;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info_span};
 
-use super::AppState;
+use super::{ApiError, AppState, proxy};
 use crate::protocol::{
     self, BadFrame, Code, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION,
     Reject, close,
 };
 use crate::room::{ConnectError, OUTBOUND_CAPACITY, Outbound, RoomHandle};
 use crate::store::StoreError;
+use crate::telemetry;
 
 /// How long a new socket may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -29,13 +37,39 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many bad frames a connection may send before it is closed with 1008.
 const MAX_BAD_FRAMES: u32 = 10;
 
-/// `GET /ws`: upgrades, refusing client frames over 8 KiB.
-pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
+/// `GET /ws`: upgrades, refusing client frames over 8 KiB. Refused with 403 when the `Origin`
+/// is not allowed (cross-site WebSocket hijacking), and 429 when the client's address holds its
+/// maximum of open WebSockets.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if !proxy::origin_allowed(&state.config, peer.ip(), &headers) {
+        let message = "WebSockets from this origin are not allowed (--allowed-origins)";
+        return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", message).into_response();
+    }
+    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let Some(slot) = state.limiters.open_socket(client) else {
+        let message = format!(
+            "at most {} open WebSockets from one address",
+            state.config.limits.connections_per_ip
+        );
+        return ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message)
+            .into_response();
+    };
     ws.max_message_size(MAX_CLIENT_FRAME_BYTES)
         .max_frame_size(MAX_CLIENT_FRAME_BYTES)
         .on_upgrade(move |socket| {
-            let span = info_span!("connection", room_id = tracing::field::Empty);
-            connection(state, socket).instrument(span)
+            let span = info_span!("connection", client = %client, room_id = tracing::field::Empty);
+            async move {
+                let _slot = slot;
+                telemetry::connection(1.0);
+                connection(state, socket).await;
+                telemetry::connection(-1.0);
+            }
+            .instrument(span)
         })
 }
 
@@ -144,13 +178,33 @@ async fn connection(state: AppState, mut socket: WebSocket) {
         Err(ConnectError::Gone) => {
             return close_with(&mut socket, close::TRY_AGAIN, "room reloading").await;
         }
+        Err(ConnectError::Crowded(max)) => {
+            let message = format!("this room holds at most {max} connections");
+            return hello_error(socket, Code::RoomCrowded, close::CROWDED, message).await;
+        }
     };
     tracing::Span::current().record("room_id", tracing::field::display(room.id));
     debug!(room_id = %room.id, seat = ?connected.seat, "hello accepted");
 
     let (sink, stream) = socket.split();
-    let mut writer = tokio::spawn(write_frames(sink, out_rx, state.shutdown.clone()));
-    let mut reader = std::pin::pin!(read_frames(stream, &room, connected.conn, own));
+    let heard = Heard::new();
+    let ping = state.config.ping_interval();
+    let mut writer = tokio::spawn(write_frames(
+        sink,
+        out_rx,
+        state.shutdown.clone(),
+        ping,
+        heard.clone(),
+    ));
+    let limiter = state.limiters.command_limiter();
+    let mut reader = std::pin::pin!(read_frames(
+        stream,
+        &room,
+        connected.conn,
+        own,
+        &limiter,
+        &heard
+    ));
     tokio::select! {
         _ = &mut writer => {}
         () = &mut reader => {
@@ -165,15 +219,56 @@ async fn connection(state: AppState, mut socket: WebSocket) {
     }
 }
 
+/// When the peer was last heard from (any frame, pongs included), shared by a connection's reader
+/// and writer.
+#[derive(Clone)]
+struct Heard {
+    since: tokio::time::Instant,
+    millis: Arc<AtomicU64>,
+}
+
+impl Heard {
+    fn new() -> Self {
+        Heard {
+            since: tokio::time::Instant::now(),
+            millis: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    fn now(&self) {
+        let elapsed = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.millis.store(elapsed, Ordering::Relaxed);
+    }
+
+    fn silent_for(&self) -> Duration {
+        self.since
+            .elapsed()
+            .saturating_sub(Duration::from_millis(self.millis.load(Ordering::Relaxed)))
+    }
+}
+
 /// Drains the outbound queue into the socket until the queue closes, a close is queued, or the
-/// server shuts down.
+/// server shuts down; pings the peer every `ping` and gives up on it after two unanswered
+/// intervals (a dead peer behind a proxy would otherwise hold its socket for a long time).
 async fn write_frames(
     mut sink: SplitSink<WebSocket, Message>,
     mut queue: mpsc::Receiver<Outbound>,
     mut shutdown: watch::Receiver<bool>,
+    ping: Duration,
+    heard: Heard,
 ) {
+    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + ping, ping);
     let close = loop {
         tokio::select! {
+            _ = pings.tick() => {
+                if heard.silent_for() > 2 * ping {
+                    debug!("peer silent for two ping intervals: dropped");
+                    break (close::GOING_AWAY, "no answer to pings".to_owned());
+                }
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            }
             next = queue.recv() => match next {
                 Some(Outbound::Text(text)) => {
                     if sink.send(Message::Text(Utf8Bytes::from(&*text))).await.is_err() {
@@ -204,6 +299,8 @@ async fn read_frames(
     room: &RoomHandle,
     conn: u64,
     own: mpsc::WeakSender<Outbound>,
+    limiter: &DefaultDirectRateLimiter,
+    heard: &Heard,
 ) {
     let answer = |out: Outbound| {
         if let Some(tx) = own.upgrade() {
@@ -213,6 +310,7 @@ async fn read_frames(
     };
     let mut bad_frames = 0;
     while let Some(message) = stream.next().await {
+        heard.now();
         let text = match message {
             Ok(Message::Text(text)) => text,
             Ok(Message::Close(_)) => return,
@@ -250,6 +348,18 @@ async fn read_frames(
                     room.version(),
                 ));
             }
+            Ok(Incoming::Command { cid, .. }) if limiter.check().is_err() => {
+                telemetry::reject(Code::RateLimited.as_str());
+                let reject = Reject {
+                    cid: Some(cid),
+                    code: Code::RateLimited,
+                    message: "too many commands: slow down".into(),
+                    v: room.version(),
+                };
+                answer(Outbound::Text(
+                    protocol::frame("reject", None, &reject).into(),
+                ));
+            }
             Ok(Incoming::Command { cid, command }) => {
                 if !room.command(conn, cid, command).await {
                     return;
@@ -269,6 +379,7 @@ async fn read_frames(
 
 /// A `reject bad_message` frame at the room's current version `v`.
 fn reject_frame(cid: Option<String>, message: String, v: i64) -> Outbound {
+    telemetry::reject(Code::BadMessage.as_str());
     let reject = Reject {
         cid,
         code: Code::BadMessage,

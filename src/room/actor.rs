@@ -3,8 +3,9 @@
 //! One task per room is the only writer of its game, so commands need no locks and are totally
 //! ordered. The task awaits only the database: it sends to connections with `try_send` and drops a
 //! connection whose queue is full rather than wait for it. It stops (and the registry loads the room
-//! afresh when it is next needed) when it has been idle with nobody connected for [`ROOM_IDLE`], or
-//! when a commit's outcome is unknown.
+//! afresh when it is next needed) when it has been idle with nobody connected for a while
+//! (`RoomSettings::idle`), or when a commit's outcome is unknown. A room still waiting for players
+//! when its `RoomSettings::waiting_ttl` runs out ends as `aborted`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,18 +22,18 @@ use super::state::{RoomState, SeatChoice};
 use super::token::{hash_token, new_seat_token};
 use super::{
     ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
-    RoomSummary,
+    RoomSettings, RoomSummary,
 };
-use crate::protocol::{self, Ack, Code, Command, Event, Presence, Reject, Role, Welcome, close};
-use crate::rules::{Rules, Seat};
-use crate::store::{Store, now};
+use crate::protocol::{
+    self, Ack, Code, Command, Event, Presence, Reject, ResultInfo, Role, Welcome, close,
+};
+use crate::rules::{EndReason, Rules, Seat};
+use crate::store::{RoomStatus, Store, now};
+use crate::telemetry;
 
 /// At most this many missed events are replayed to a reconnecting client; beyond, it gets a
 /// snapshot (which also keeps the replay inside the connection's outbound queue).
 const MAX_REPLAY: i64 = (super::OUTBOUND_CAPACITY as i64) - 16;
-
-/// How long a room with nobody connected stays in memory after its last request.
-pub const ROOM_IDLE: Duration = Duration::from_secs(10 * 60);
 
 /// One event of the log, with its public frame serialized once.
 pub(super) struct Logged {
@@ -71,10 +72,17 @@ pub(super) struct Actor {
     published_version: Arc<AtomicI64>,
     /// The legal moves of the seat on move at a position version (see [`Actor::legal_moves`]).
     legal_cache: Option<(i64, Arc<Value>)>,
+    settings: RoomSettings,
 }
 
 impl Actor {
-    pub fn new(state: RoomState, log: Vec<Logged>, answers: Answers, store: Store) -> Self {
+    pub fn new(
+        state: RoomState,
+        log: Vec<Logged>,
+        answers: Answers,
+        store: Store,
+        settings: RoomSettings,
+    ) -> Self {
         let published_version = Arc::new(AtomicI64::new(state.version));
         Actor {
             state,
@@ -86,6 +94,7 @@ impl Actor {
             stale: false,
             published_version,
             legal_cache: None,
+            settings,
         }
     }
 
@@ -111,24 +120,38 @@ impl Actor {
 
     async fn run(mut self, mut inbox: mpsc::Receiver<Request>) {
         debug!(version = self.state.version, "room task started");
+        let game = self.state.kind().as_str();
+        telemetry::room(game, self.state.status.as_str(), 1.0);
         loop {
-            let request = if self.conns.is_empty() {
-                match tokio::time::timeout(ROOM_IDLE, inbox.recv()).await {
+            let idle = self.conns.is_empty().then_some(self.settings.idle);
+            let expiry = self.waiting_time_left();
+            let wait = match (idle, expiry) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let request = match wait {
+                Some(wait) => match tokio::time::timeout(wait, inbox.recv()).await {
                     Ok(request) => request,
+                    Err(_) if self.waiting_time_left() == Some(Duration::ZERO) => {
+                        self.expire().await;
+                        continue;
+                    }
                     Err(_) => {
                         debug!("idle with nobody connected: leaving memory");
+                        telemetry::eviction("idle");
                         break;
                     }
-                }
-            } else {
-                inbox.recv().await
+                },
+                None => inbox.recv().await,
             };
             let Some(request) = request else { break };
             self.handle(request).await;
             if self.stale {
+                telemetry::eviction("reload");
                 break;
             }
         }
+        telemetry::room(game, self.state.status.as_str(), -1.0);
         // From here on the handle reads as closed, so the registry loads the room afresh; what is
         // already queued is answered "gone".
         inbox.close();
@@ -155,6 +178,28 @@ impl Actor {
         debug!("room task stopped");
     }
 
+    /// How long a waiting room may still wait for its players; `None` once it is not waiting.
+    fn waiting_time_left(&self) -> Option<Duration> {
+        if self.state.status != RoomStatus::Waiting {
+            return None;
+        }
+        let waited = (now() - self.state.created_at).to_std().unwrap_or_default();
+        Some(self.settings.waiting_ttl.saturating_sub(waited))
+    }
+
+    /// Ends a room nobody joined in time, as `aborted`.
+    async fn expire(&mut self) {
+        let event = Event::GameOver {
+            result: ResultInfo {
+                winner: None,
+                reason: EndReason::Aborted,
+            },
+        };
+        if self.persist(&[event], None, None, None).await.is_ok() {
+            info!("waiting room expired");
+        }
+    }
+
     async fn handle(&mut self, request: Request) {
         match request {
             Request::Join {
@@ -173,7 +218,12 @@ impl Actor {
                 let _ = reply.send(self.connect(token, last_v, out));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
-            Request::Command { conn, cid, command } => self.command(conn, cid, command).await,
+            Request::Command {
+                conn,
+                cid,
+                command,
+                received,
+            } => self.command(conn, cid, command, received).await,
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
@@ -215,7 +265,7 @@ impl Actor {
             .map_err(JoinError::Refused)?;
         let (seat_token, token_hash) = new_seat_token();
         let author = Author { seat, cid: None };
-        self.persist(&events, author, Some(token_hash))
+        self.persist(&events, Some(author), Some(token_hash), None)
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
         info!(seat, "seat taken");
@@ -227,26 +277,39 @@ impl Actor {
         })
     }
 
-    /// Stores `events`, then applies and broadcasts them. Returns the new version.
+    /// Stores `events`, then applies and broadcasts them. Returns the new version. `received` is
+    /// when a move's frame arrived, for the move latency metrics.
     async fn persist(
         &mut self,
         events: &[Event],
-        author: Author<'_>,
+        author: Option<Author<'_>>,
         new_token: Option<[u8; 32]>,
+        received: Option<tokio::time::Instant>,
     ) -> Result<i64, NotStored> {
         let Staged { next, commit } = stage(&self.state, events, author, new_token, now())
             .map_err(|e| {
                 error!(error = %e, "a decided event does not apply: this is a bug");
                 NotStored
             })?;
-        if let Err(e) = self.store.commit(&commit).await {
+        let writing = tokio::time::Instant::now();
+        let written = self.store.commit(&commit).await;
+        telemetry::db_write(writing.elapsed());
+        if let Err(e) = written {
             // The transaction may have been committed before the error reached us (a connection
             // lost during COMMIT): only the database knows, so reload from it.
             warn!(error = %e, "a commit failed; the room reloads from the database");
             self.stale = true;
             return Err(NotStored);
         }
+        if let Some(received) = received {
+            telemetry::move_stage("committed", received.elapsed());
+        }
         let first_new = self.log.len();
+        if next.status != self.state.status {
+            let game = self.state.kind().as_str();
+            telemetry::room(game, self.state.status.as_str(), -1.0);
+            telemetry::room(game, next.status.as_str(), 1.0);
+        }
         self.state = next;
         self.published_version
             .store(self.state.version, Ordering::Relaxed);
@@ -254,6 +317,9 @@ impl Actor {
             self.log.push(Logged::new(v, event.clone()));
         }
         self.broadcast_from(first_new);
+        if let Some(received) = received {
+            telemetry::move_stage("broadcast", received.elapsed());
+        }
         Ok(self.state.version)
     }
 
@@ -330,6 +396,7 @@ impl Actor {
         for id in ids {
             if let Some(conn) = self.conns.remove(&id) {
                 info!(conn = id, "connection dropped: its outbound queue is full");
+                telemetry::slow_drop();
                 self.presence_left(conn.seat);
             }
         }
@@ -357,6 +424,9 @@ impl Actor {
         last_v: Option<i64>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
+        if self.conns.len() >= self.settings.max_connections {
+            return Err(ConnectError::Crowded(self.settings.max_connections));
+        }
         let seat = match token {
             None => None,
             Some(token) => Some(
@@ -387,6 +457,9 @@ impl Actor {
                 for logged in self.log.get(first..).unwrap_or_default() {
                     frames.push(self.frame_for(logged, seat, legal.as_deref()));
                 }
+                if last < version {
+                    telemetry::resync("replay");
+                }
             }
             _ => {
                 let mut connected = self.connected();
@@ -396,6 +469,7 @@ impl Actor {
                 let legal = self.legal_moves();
                 let snapshot = self.state.snapshot(&connected, seat, legal.as_deref());
                 frames.push(protocol::frame("snapshot", Some(version), &snapshot).into());
+                telemetry::resync("snapshot");
             }
         }
         for frame in frames {
@@ -469,12 +543,19 @@ impl Actor {
         }
     }
 
-    async fn command(&mut self, conn: u64, cid: String, command: Command) {
+    async fn command(
+        &mut self,
+        conn: u64,
+        cid: String,
+        command: Command,
+        received: tokio::time::Instant,
+    ) {
         let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
         };
         let Some(seat) = seat else {
             let message = "spectators cannot send commands".to_owned();
+            telemetry::command(command.name(), Some(Code::NotAPlayer.as_str()));
             self.reject(conn, &cid, Code::NotAPlayer, message);
             return;
         };
@@ -494,7 +575,13 @@ impl Actor {
                     seat,
                     cid: Some(&cid),
                 };
-                match self.persist(&events, author, None).await {
+                let received = matches!(command, Command::Move { .. }).then_some(received);
+                let stored = self.persist(&events, Some(author), None, received).await;
+                telemetry::command(
+                    command.name(),
+                    stored.is_err().then_some(Code::Unavailable.as_str()),
+                );
+                match stored {
                     Ok(v) => {
                         self.answers.remember_stored(seat, cid.clone(), v);
                         self.ack(conn, &cid, v);
@@ -509,6 +596,11 @@ impl Actor {
                 return;
             }
         };
+        let code = match &answer {
+            Answer::Reject(code, _) => Some(code.as_str()),
+            Answer::Ack(_) => None,
+        };
+        telemetry::command(command.name(), code);
         self.answers
             .remember_unstored(seat, cid.clone(), answer.clone());
         self.answer(conn, &cid, answer);

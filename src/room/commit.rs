@@ -29,13 +29,14 @@ fn numbered<'e>(state: &RoomState, events: &'e [Event]) -> impl Iterator<Item = 
     (state.version + 1..).zip(events)
 }
 
-/// Applies `events` to a copy of `state` and gathers the rows they add. `new_token` is the token
-/// hash of the seat the author takes (a join). Errors when an event does not apply, which for
-/// decided events is a bug.
+/// Applies `events` to a copy of `state` and gathers the rows they add. `author` is `None` for
+/// events the room makes itself (a waiting room expiring); `new_token` is the token hash of the
+/// seat the author takes (a join). Errors when an event does not apply, which for decided events
+/// is a bug.
 pub(super) fn stage(
     state: &RoomState,
     events: &[Event],
-    author: Author<'_>,
+    author: Option<Author<'_>>,
     new_token: Option<[u8; 32]>,
     at: DateTime<Utc>,
 ) -> Result<Staged, String> {
@@ -43,8 +44,8 @@ pub(super) fn stage(
     for (v, event) in numbered(state, events) {
         next.apply(v, event, at)?;
     }
-    let seat = match new_token {
-        Some(token_hash) => {
+    let seat = match (author, new_token) {
+        (Some(author), Some(token_hash)) => {
             let slot = next
                 .seats
                 .get_mut(usize::from(author.seat))
@@ -57,14 +58,14 @@ pub(super) fn stage(
                 joined_at: at,
             })
         }
-        None => None,
+        _ => None,
     };
     let rows = numbered(state, events)
         .map(|(v, event)| EventRow {
             v,
             kind: event.kind().to_owned(),
-            seat: Some(author.seat),
-            cid: author.cid.map(str::to_owned),
+            seat: author.map(|a| a.seat),
+            cid: author.and_then(|a| a.cid).map(str::to_owned),
             data: event.data(),
             created_at: at,
         })

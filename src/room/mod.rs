@@ -17,6 +17,7 @@ pub mod token;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
@@ -32,6 +33,34 @@ const INBOX_CAPACITY: usize = 256;
 
 /// How many frames may wait for one connection before it is dropped as too slow.
 pub const OUTBOUND_CAPACITY: usize = 256;
+
+/// How rooms behave, from the server's configuration (`config::Limits`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoomSettings {
+    /// Connections one room may hold, players and spectators together.
+    pub max_connections: usize,
+    /// How long a room with nobody connected stays in memory after its last request.
+    pub idle: Duration,
+    /// How long a room waits for its players before it expires (ends as `aborted`).
+    pub waiting_ttl: Duration,
+}
+
+impl RoomSettings {
+    /// The settings of `limits`.
+    pub fn from_limits(limits: &crate::config::Limits) -> Self {
+        RoomSettings {
+            max_connections: limits.connections_per_room.max(1),
+            idle: limits.room_idle(),
+            waiting_ttl: limits.waiting_room_ttl(),
+        }
+    }
+}
+
+impl Default for RoomSettings {
+    fn default() -> Self {
+        RoomSettings::from_limits(&crate::config::Limits::default())
+    }
+}
 
 /// A frame on its way to one connection.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,6 +121,8 @@ pub enum ConnectError {
     BadToken,
     /// The room task has stopped (it is being reloaded); reconnect.
     Gone,
+    /// The room holds this maximum of connections already.
+    Crowded(usize),
 }
 
 /// The room summary of `GET /api/rooms/{id}`.
@@ -135,6 +166,8 @@ enum Request {
         conn: u64,
         cid: String,
         command: Command,
+        /// When the frame arrived, for the move latency metrics.
+        received: tokio::time::Instant,
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
@@ -214,8 +247,14 @@ impl RoomHandle {
     /// Queues a player's command; the answer (`ack` or `reject`) goes to the connection's queue.
     /// Returns false when the room task has stopped.
     pub async fn command(&self, conn: u64, cid: String, command: Command) -> bool {
+        let received = tokio::time::Instant::now();
         self.tx
-            .send(Request::Command { conn, cid, command })
+            .send(Request::Command {
+                conn,
+                cid,
+                command,
+                received,
+            })
             .await
             .is_ok()
     }

@@ -19,7 +19,7 @@ use super::answers::Answers;
 use super::commit::{Author, Staged, stage};
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
-use super::{Joined, RoomHandle};
+use super::{Joined, RoomHandle, RoomSettings};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules};
 use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility, now};
@@ -81,6 +81,7 @@ const FIRST_SWEEP: usize = 64;
 /// The rooms this process runs.
 pub struct Registry {
     store: Store,
+    settings: RoomSettings,
     rooms: Mutex<Rooms>,
 }
 
@@ -88,10 +89,11 @@ pub struct Registry {
 const INVITE_CODE_TRIES: usize = 5;
 
 impl Registry {
-    /// A registry over `store`, running no room yet.
-    pub fn new(store: Store) -> Self {
+    /// A registry over `store` whose rooms follow `settings`, running no room yet.
+    pub fn new(store: Store, settings: RoomSettings) -> Self {
         Registry {
             store,
+            settings,
             rooms: Mutex::new(Rooms::default()),
         }
     }
@@ -162,7 +164,7 @@ impl Registry {
                 .decide_join(&request.seat, request.name.clone())
                 .map_err(CreateError::Seat)?;
             let (seat_token, token_hash) = new_seat_token();
-            let author = Author { seat, cid: None };
+            let author = Some(Author { seat, cid: None });
             let Staged { next, commit } =
                 stage(&state, &events, author, Some(token_hash), state.created_at)
                     .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
@@ -186,6 +188,7 @@ impl Registry {
                 log,
                 Answers::default(),
                 self.store.clone(),
+                self.settings,
             ));
             info!(room_id = %handle.id, game = %handle.kind, "room created");
             return Ok(Created {
@@ -216,7 +219,8 @@ impl Registry {
         let Some(stored) = self.store.load_room(reference).await? else {
             return Ok(None);
         };
-        let actor = restore(stored, self.store.clone()).map_err(StoreError::Corrupt)?;
+        let actor =
+            restore(stored, self.store.clone(), self.settings).map_err(StoreError::Corrupt)?;
         Ok(Some(self.start_unless_running(actor)))
     }
 
@@ -238,7 +242,7 @@ impl Registry {
                 }
                 Err(e) => return Err(e),
             };
-            match restore(stored, self.store.clone()) {
+            match restore(stored, self.store.clone(), self.settings) {
                 Ok(actor) => {
                     self.start_unless_running(actor);
                     restored += 1;
@@ -269,7 +273,7 @@ fn room_row(state: &RoomState) -> RoomRow {
 }
 
 /// Rebuilds a room task's state by applying its stored events in order.
-fn restore(stored: StoredRoom, store: Store) -> Result<Actor, String> {
+fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<Actor, String> {
     let room = stored.room;
     // The start position text holds everything a game is set up with (players, layout, ...).
     let setup = GameOptions {
@@ -313,5 +317,5 @@ fn restore(stored: StoredRoom, store: Store) -> Result<Actor, String> {
             room.id, state.version, room.version
         ));
     }
-    Ok(Actor::new(state, log, answers, store))
+    Ok(Actor::new(state, log, answers, store, settings))
 }

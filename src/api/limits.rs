@@ -1,0 +1,140 @@
+//! Limits against abuse at the edge: rooms created per client address, WebSockets open per client
+//! address, and commands per connection. Rate limits are `governor`'s (GCRA); the open-socket count
+//! is a plain counter with a guard that gives the slot back when the socket ends.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::config::Limits;
+
+const TWO: NonZeroU32 = NonZeroU32::new(2).unwrap();
+
+/// Past this many tracked addresses, those whose limit has fully recovered are forgotten.
+const TRACKED_ADDRESSES: usize = 10_000;
+
+fn at_least_one(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
+}
+
+/// The server-wide limiters.
+pub struct Limiters {
+    rooms: DefaultKeyedRateLimiter<IpAddr>,
+    sockets: Mutex<HashMap<IpAddr, usize>>,
+    max_sockets: usize,
+    commands: Quota,
+}
+
+impl Limiters {
+    /// Limiters for `limits` (a limit of 0 counts as 1).
+    pub fn new(limits: &Limits) -> Arc<Self> {
+        let per_second = at_least_one(limits.commands_per_second);
+        Arc::new(Limiters {
+            rooms: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.rooms_per_minute))),
+            sockets: Mutex::new(HashMap::new()),
+            max_sockets: limits.connections_per_ip.max(1),
+            commands: Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
+        })
+    }
+
+    /// Whether `ip` may create a room now (counts it if so).
+    pub fn allow_room(&self, ip: IpAddr) -> bool {
+        if self.rooms.len() > TRACKED_ADDRESSES {
+            self.rooms.retain_recent();
+        }
+        self.rooms.check_key(&ip).is_ok()
+    }
+
+    /// A slot for one more WebSocket of `ip`, or `None` when it holds its maximum already.
+    pub fn open_socket(self: &Arc<Self>, ip: IpAddr) -> Option<SocketSlot> {
+        let mut sockets = self
+            .sockets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let open = sockets.entry(ip).or_insert(0);
+        if *open >= self.max_sockets {
+            return None;
+        }
+        *open += 1;
+        Some(SocketSlot {
+            limiters: self.clone(),
+            ip,
+        })
+    }
+
+    /// A fresh limiter for one connection's commands.
+    pub fn command_limiter(&self) -> DefaultDirectRateLimiter {
+        RateLimiter::direct(self.commands)
+    }
+}
+
+/// One open WebSocket counted against its client address; dropping it frees the slot.
+pub struct SocketSlot {
+    limiters: Arc<Limiters>,
+    ip: IpAddr,
+}
+
+impl Drop for SocketSlot {
+    fn drop(&mut self) {
+        let mut sockets = self
+            .limiters
+            .sockets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(open) = sockets.get_mut(&self.ip) {
+            *open -= 1;
+            if *open == 0 {
+                sockets.remove(&self.ip);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(rooms: u32, sockets: usize, commands: u32) -> Limits {
+        Limits {
+            rooms_per_minute: rooms,
+            connections_per_ip: sockets,
+            commands_per_second: commands,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn rooms_are_counted_per_address() {
+        let limiters = Limiters::new(&limits(2, 1, 1));
+        let (a, b) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+        assert!(limiters.allow_room(a));
+        assert!(limiters.allow_room(a));
+        assert!(!limiters.allow_room(a), "the third room in a minute");
+        assert!(limiters.allow_room(b), "another address is not affected");
+    }
+
+    #[test]
+    fn socket_slots_come_back_when_sockets_end() {
+        let limiters = Limiters::new(&limits(1, 2, 1));
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        let first = limiters.open_socket(ip).expect("one");
+        let _second = limiters.open_socket(ip).expect("two");
+        assert!(
+            limiters.open_socket(ip).is_none(),
+            "a third is over the limit"
+        );
+        drop(first);
+        assert!(limiters.open_socket(ip).is_some(), "a slot came back");
+    }
+
+    #[test]
+    fn commands_allow_a_burst_of_twice_the_rate() {
+        let limiters = Limiters::new(&limits(1, 1, 5));
+        let limiter = limiters.command_limiter();
+        let allowed = (0..20).filter(|_| limiter.check().is_ok()).count();
+        assert_eq!(allowed, 10);
+    }
+}

@@ -1,0 +1,252 @@
+//! What a request says about its client when the server runs behind reverse proxies: the client's
+//! address, the scheme and host people used (for the links the server generates), and whether a
+//! WebSocket's `Origin` is allowed.
+//!
+//! Forwarded headers are believed only from a configured trusted proxy: anybody can send
+//! `X-Forwarded-For`, so from any other peer they are ignored. Behind a chain of proxies the
+//! client is the rightmost `X-Forwarded-For` entry that is not itself a trusted proxy (each proxy
+//! appends the address it saw, so entries to the left of the first untrusted one are the client's
+//! own claims).
+
+use std::net::IpAddr;
+
+use axum::http::{HeaderMap, header};
+use ipnet::IpNet;
+
+use crate::config::Config;
+
+fn trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
+    // An IPv4 peer may arrive as an IPv4-mapped IPv6 address on a dual-stack socket.
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    proxies.iter().any(|net| net.contains(&ip))
+}
+
+/// The client's address: `peer` itself unless `peer` is a trusted proxy, then the rightmost
+/// `X-Forwarded-For` entry that is not a trusted proxy (the leftmost entry when all are, `peer`
+/// when the header is missing or an entry cannot be read).
+pub fn client_ip(peer: IpAddr, headers: &HeaderMap, proxies: &[IpNet]) -> IpAddr {
+    if !trusted(peer, proxies) {
+        return peer;
+    }
+    let entries = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>();
+    let mut client = peer;
+    for entry in entries.iter().rev() {
+        let Ok(ip) = entry.parse::<IpAddr>() else {
+            // Unreadable: written by the client, not by a proxy; the last proxy-written hop stands.
+            return client;
+        };
+        client = ip;
+        if !trusted(ip, proxies) {
+            return ip;
+        }
+    }
+    client
+}
+
+fn forwarded<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let value = headers.get(name)?.to_str().ok()?;
+    // Several proxies may each have added one; the first is the one facing the client.
+    value
+        .split(',')
+        .next()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+}
+
+/// The base of the links the server generates, without a trailing slash: the configured public
+/// URL, or `proto://host` + the path prefix, where proto and host come from `X-Forwarded-Proto`
+/// and `X-Forwarded-Host` when `peer` is a trusted proxy, else `http` and the `Host` header.
+pub fn base_url(config: &Config, peer: IpAddr, headers: &HeaderMap) -> String {
+    if let Some(url) = &config.public_url {
+        return url.trim_end_matches('/').to_owned();
+    }
+    let from_proxy = trusted(peer, &config.trusted_proxies);
+    let proto = from_proxy
+        .then(|| forwarded(headers, "x-forwarded-proto"))
+        .flatten()
+        .filter(|p| matches!(*p, "http" | "https"))
+        .unwrap_or("http");
+    let host = from_proxy
+        .then(|| forwarded(headers, "x-forwarded-host"))
+        .flatten()
+        .or_else(|| headers.get(header::HOST).and_then(|h| h.to_str().ok()))
+        .map_or_else(|| config.bind.to_string(), str::to_owned);
+    format!(
+        "{proto}://{host}{}",
+        config.path_prefix.trim_end_matches('/')
+    )
+}
+
+/// `scheme://host[:port]` of a URL, lower-cased, or `None` when it has no such part.
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest
+        .split(['/', '?', '#'])
+        .next()
+        .filter(|h| !h.is_empty())?;
+    Some(format!(
+        "{}://{}",
+        scheme.to_ascii_lowercase(),
+        host.to_ascii_lowercase()
+    ))
+}
+
+/// Whether a WebSocket upgrade may proceed: always without an `Origin` header (not a browser);
+/// otherwise the origin must be one of `--allowed-origins`, or by default the public URL's
+/// origin, or without a public URL the origin of this very request ([`base_url`]).
+pub fn origin_allowed(config: &Config, peer: IpAddr, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Some(origin) = origin.to_str().ok().and_then(origin_of) else {
+        return false;
+    };
+    if !config.allowed_origins.is_empty() {
+        return config
+            .allowed_origins
+            .iter()
+            .filter_map(|o| origin_of(o))
+            .any(|allowed| allowed == origin);
+    }
+    origin_of(&base_url(config, peer, headers)).is_some_and(|own| own == origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn nets(list: &[&str]) -> Vec<IpNet> {
+        list.iter().map(|n| n.parse().unwrap()).collect()
+    }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_for_is_ignored_from_an_untrusted_peer() {
+        let h = headers(&[("x-forwarded-for", "203.0.113.7")]);
+        assert_eq!(
+            client_ip(ip("198.51.100.1"), &h, &nets(&["10.0.0.0/8"])),
+            ip("198.51.100.1")
+        );
+        assert_eq!(client_ip(ip("198.51.100.1"), &h, &[]), ip("198.51.100.1"));
+    }
+
+    #[test]
+    fn the_client_is_the_rightmost_untrusted_hop() {
+        let proxies = nets(&["10.0.0.0/8", "127.0.0.1/32"]);
+        // The client claims 1.2.3.4; our load balancer saw 203.0.113.7; nginx (10.0.0.5) saw the
+        // balancer (10.0.0.2).
+        let h = headers(&[("x-forwarded-for", "1.2.3.4, 203.0.113.7, 10.0.0.2")]);
+        assert_eq!(client_ip(ip("127.0.0.1"), &h, &proxies), ip("203.0.113.7"));
+        // Several headers count as one list, in order.
+        let h = headers(&[
+            ("x-forwarded-for", "1.2.3.4"),
+            ("x-forwarded-for", "203.0.113.7"),
+        ]);
+        assert_eq!(client_ip(ip("10.0.0.5"), &h, &proxies), ip("203.0.113.7"));
+        // All hops trusted: the leftmost; no header: the peer; garbage: the last good hop.
+        let h = headers(&[("x-forwarded-for", "10.0.0.9, 10.0.0.2")]);
+        assert_eq!(client_ip(ip("127.0.0.1"), &h, &proxies), ip("10.0.0.9"));
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), &HeaderMap::new(), &proxies),
+            ip("127.0.0.1")
+        );
+        let h = headers(&[("x-forwarded-for", "not-an-ip, 10.0.0.2")]);
+        assert_eq!(client_ip(ip("127.0.0.1"), &h, &proxies), ip("10.0.0.2"));
+    }
+
+    #[test]
+    fn an_ipv4_peer_on_a_dual_stack_socket_is_recognised() {
+        let h = headers(&[("x-forwarded-for", "203.0.113.7")]);
+        assert_eq!(
+            client_ip(ip("::ffff:127.0.0.1"), &h, &nets(&["127.0.0.1/32"])),
+            ip("203.0.113.7")
+        );
+    }
+
+    #[test]
+    fn links_use_the_public_url_or_what_a_trusted_proxy_forwarded() {
+        let mut config = Config::for_tests("sqlite::memory:");
+        config.trusted_proxies = nets(&["127.0.0.1/32"]);
+        config.path_prefix = "/games/".into();
+        let h = headers(&[
+            ("host", "10.0.0.5:8080"),
+            ("x-forwarded-proto", "https"),
+            ("x-forwarded-host", "play.example.org"),
+        ]);
+        assert_eq!(
+            base_url(&config, ip("127.0.0.1"), &h),
+            "https://play.example.org/games"
+        );
+        assert_eq!(
+            base_url(&config, ip("192.0.2.1"), &h),
+            "http://10.0.0.5:8080/games",
+            "untrusted: headers ignored"
+        );
+        config.public_url = Some("https://example.org/khanate/".into());
+        assert_eq!(
+            base_url(&config, ip("127.0.0.1"), &h),
+            "https://example.org/khanate"
+        );
+    }
+
+    #[test]
+    fn websocket_origins_must_match() {
+        let mut config = Config::for_tests("sqlite::memory:");
+        let no_origin = headers(&[("host", "games.example.org")]);
+        assert!(
+            origin_allowed(&config, ip("192.0.2.1"), &no_origin),
+            "non-browser clients send none"
+        );
+        let same = headers(&[
+            ("host", "games.example.org"),
+            ("origin", "http://games.example.org"),
+        ]);
+        assert!(origin_allowed(&config, ip("192.0.2.1"), &same));
+        let other = headers(&[
+            ("host", "games.example.org"),
+            ("origin", "https://evil.example"),
+        ]);
+        assert!(!origin_allowed(&config, ip("192.0.2.1"), &other));
+        let junk = headers(&[("host", "games.example.org"), ("origin", "null")]);
+        assert!(!origin_allowed(&config, ip("192.0.2.1"), &junk));
+        config.public_url = Some("https://Games.Example.org/x".into());
+        let public = headers(&[("origin", "https://games.example.org")]);
+        assert!(origin_allowed(&config, ip("192.0.2.1"), &public));
+        assert!(
+            !origin_allowed(&config, ip("192.0.2.1"), &same),
+            "http is not the public https origin"
+        );
+        config.allowed_origins = vec!["https://a.example".into(), "https://b.example/".into()];
+        assert!(origin_allowed(
+            &config,
+            ip("192.0.2.1"),
+            &headers(&[("origin", "https://b.example")])
+        ));
+        assert!(
+            !origin_allowed(&config, ip("192.0.2.1"), &public),
+            "the list replaces the default"
+        );
+    }
+}

@@ -1,0 +1,83 @@
+//! Prometheus metrics: every metric the server keeps, by name, in one place, and the exporter behind
+//! `GET /metrics`.
+//!
+//! The `metrics` facade is process-wide by design (its recorder is global), so the exporter is
+//! installed once per process and shared by every server the process starts (tests start several).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use metrics::{counter, gauge, histogram};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+
+/// Histogram buckets for latencies, in seconds (0.5 ms to 2.5 s).
+const LATENCY_BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// Installs the Prometheus recorder (once per process) and returns what renders it; `None` when
+/// another recorder was installed first (the metrics then go there).
+pub fn install() -> Option<PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            PrometheusBuilder::new()
+                .set_buckets(&LATENCY_BUCKETS)
+                .ok()?
+                .install_recorder()
+                .ok()
+        })
+        .clone()
+}
+
+/// A WebSocket opened (`+1`) or closed (`-1`): `khanate_connections_open`.
+pub fn connection(delta: f64) {
+    gauge!("khanate_connections_open").increment(delta);
+}
+
+/// A room task entered (`+1`) or left (`-1`) a status: `khanate_rooms_live{game, status}`.
+pub fn room(game: &'static str, status: &'static str, delta: f64) {
+    gauge!("khanate_rooms_live", "game" => game, "status" => status).increment(delta);
+}
+
+/// A command answered: `khanate_commands_total{type, result}` (`ack` or `reject`), and for a
+/// reject `khanate_rejects_total{code}`.
+pub fn command(kind: &'static str, reject: Option<&'static str>) {
+    counter!("khanate_commands_total", "type" => kind, "result" => if reject.is_some() { "reject" } else { "ack" })
+        .increment(1);
+    if let Some(code) = reject {
+        counter!("khanate_rejects_total", "code" => code).increment(1);
+    }
+}
+
+/// A reject given outside a room (bad frames, rate limits): `khanate_rejects_total{code}`.
+pub fn reject(code: &'static str) {
+    counter!("khanate_rejects_total", "code" => code).increment(1);
+}
+
+/// A move's way through the room, from the frame's arrival: `khanate_move_seconds{stage}`,
+/// `committed` then `broadcast`.
+pub fn move_stage(stage: &'static str, since_received: Duration) {
+    histogram!("khanate_move_seconds", "stage" => stage).record(since_received.as_secs_f64());
+}
+
+/// One database commit: `khanate_db_write_seconds`.
+pub fn db_write(took: Duration) {
+    histogram!("khanate_db_write_seconds").record(took.as_secs_f64());
+}
+
+/// A connection caught up: `khanate_resyncs_total{kind}`, `replay` (missed events) or `snapshot`.
+pub fn resync(kind: &'static str) {
+    counter!("khanate_resyncs_total", "kind" => kind).increment(1);
+}
+
+/// A room task left memory: `khanate_evictions_total{why}`, `idle` or `reload`.
+pub fn eviction(why: &'static str) {
+    counter!("khanate_evictions_total", "why" => why).increment(1);
+}
+
+/// A connection dropped because its outbound queue was full: `khanate_slow_drops_total`.
+pub fn slow_drop() {
+    counter!("khanate_slow_drops_total").increment(1);
+}
