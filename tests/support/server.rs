@@ -23,12 +23,16 @@ pub struct TestServer {
 impl TestServer {
     /// Starts a server on `database_url` (a fresh database from `support::db`).
     pub async fn start(database_url: &str) -> TestServer {
-        let running = khanate::server::start(Config::for_tests(database_url))
-            .await
-            .expect("server starts");
+        TestServer::start_with(Config::for_tests(database_url)).await
+    }
+
+    /// Starts a server with `config` (its `bind` should be an ephemeral port).
+    pub async fn start_with(config: Config) -> TestServer {
+        let database_url = config.database_url.clone();
+        let running = khanate::server::start(config).await.expect("server starts");
         TestServer {
             addr: running.addr,
-            database_url: database_url.to_owned(),
+            database_url,
             store: running.store.clone(),
             running: Some(running),
         }
