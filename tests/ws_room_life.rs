@@ -395,3 +395,74 @@ async fn a_failed_commit_is_rejected_unavailable_and_the_retry_lands_once() {
     admin.close().await.unwrap();
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_graceful_restart_loses_no_acknowledged_move_and_players_continue() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
+    let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
+    let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
+    let shuffle = ["b1d2", "b8d7", "d2b1", "d7b8"];
+    let mut v = 3;
+    for i in 0..6 {
+        let client = if i % 2 == 0 { &mut white } else { &mut black };
+        client.send_move(&format!("m{i}"), shuffle[i % 4], v).await;
+        v = client.answer(&format!("m{i}")).await["d"]["v"]
+            .as_i64()
+            .unwrap();
+    }
+    // A move is on its way when the server is asked to stop.
+    white.send_move("m6", shuffle[2], v).await;
+    server.shutdown().await;
+    let mut acked = false;
+    let close = loop {
+        match white.next().await {
+            Ok(frame) => acked |= frame["t"] == "ack" && frame["d"]["cid"] == "m6",
+            Err(support::ws::End::Closed(code)) => break code,
+        }
+    };
+    assert_eq!(close, Some(1012), "told to reconnect");
+    assert_eq!(black.closed().await, Some(1012));
+
+    let server = TestServer::start(&db.url).await;
+    let stored = server
+        .store
+        .moves(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap()
+        .len();
+    assert!(
+        stored == 6 || stored == 7,
+        "every acknowledged move is there ({stored})"
+    );
+    assert!(
+        !acked || stored == 7,
+        "a move the client saw accepted was stored"
+    );
+    let (mut white, welcome) = Client::hello(server.addr, &code, Some(&white_token), Some(v)).await;
+    assert_eq!(
+        welcome["d"]["version"],
+        3 + stored as i64,
+        "versions continue"
+    );
+    // The move in flight is retried with its cid: stored once either way.
+    white.send_move("m6", shuffle[2], v).await;
+    assert_eq!(
+        white.answer("m6").await["d"],
+        json!({"cid": "m6", "v": v + 1})
+    );
+    let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), Some(v + 1)).await;
+    black.send_move("m7", shuffle[3], v + 1).await;
+    assert_eq!(black.answer("m7").await["d"]["v"], v + 2);
+    assert_eq!(
+        server
+            .store
+            .moves(Uuid::parse_str(&room_id).unwrap())
+            .await
+            .unwrap()
+            .len(),
+        8
+    );
+    server.shutdown().await;
+}
