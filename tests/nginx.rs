@@ -517,14 +517,6 @@ async fn stay_idle(ws: &mut Ws, period: Duration) -> Idle {
 // ---------------------------------------------------------------------------------------------
 // The tests
 
-fn expected_winner(result: &str) -> Value {
-    match result {
-        "1-0" => json!(0),
-        "0-1" => json!(1),
-        _ => Value::Null,
-    }
-}
-
 /// (a) The first recorded Ouk Chatrang game, created and joined over REST and played to its end
 /// over WebSockets, everything through nginx: two players and a spectator get every move, the
 /// mover its ack, all three the result; the invite link is built from what nginx forwarded.
@@ -534,12 +526,7 @@ async fn a_whole_game_is_played_through_nginx() {
     let nginx = &setup.nginx;
     let record = support::data::recorded_games().remove(0);
     let id = record["id"].as_str().unwrap();
-    let moves: Vec<&str> = record["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let moves = support::data::moves(&record);
 
     // The client's own X-Forwarded-Proto and X-Forwarded-Host do not reach Khanate: nginx replaces
     // them with its scheme and host (were they passed on, the trusted proxy's word would make the
@@ -621,7 +608,7 @@ async fn a_whole_game_is_played_through_nginx() {
         assert_eq!(over["v"], v);
         assert_eq!(
             over["d"]["result"]["winner"],
-            expected_winner(record["result"].as_str().unwrap())
+            support::data::expected_winner(&record)
         );
         assert_eq!(over["d"]["result"]["reason"], record["reason"]);
     }

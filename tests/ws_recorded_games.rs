@@ -13,23 +13,10 @@ use support::server::{TestServer, get, two_player_room};
 use support::ws::Client;
 use uuid::Uuid;
 
-fn expected_winner(result: &str) -> Value {
-    match result {
-        "1-0" => json!(0),
-        "0-1" => json!(1),
-        _ => Value::Null,
-    }
-}
-
 /// Plays `record` in a new room and checks everything the issue asks for.
 async fn play_through_server(server: &TestServer, record: &Value) {
     let id = record["id"].as_str().unwrap();
-    let moves: Vec<&str> = record["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let moves = support::data::moves(record);
     let (room_id, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
 
     let (mut white, welcome) = Client::hello(server.addr, &code, Some(&white_token), None).await;
@@ -136,7 +123,7 @@ async fn play_through_server(server: &TestServer, record: &Value) {
         assert_eq!(over["v"], v);
         assert_eq!(
             over["d"]["result"]["winner"],
-            expected_winner(record["result"].as_str().unwrap()),
+            support::data::expected_winner(record),
             "{id}"
         );
         assert_eq!(over["d"]["result"]["reason"], record["reason"], "{id}");
@@ -193,10 +180,7 @@ async fn play_through_server(server: &TestServer, record: &Value) {
         .unwrap()
         .expect("a finished game row");
     assert_eq!(game.reason, record["reason"].as_str().unwrap());
-    assert_eq!(
-        json!(game.winner),
-        expected_winner(record["result"].as_str().unwrap())
-    );
+    assert_eq!(json!(game.winner), support::data::expected_winner(record));
     assert_eq!(game.moves, moves);
     assert_eq!(game.final_position, record["final_fen"].as_str().unwrap());
     let (status, body) = get(server.addr, &format!("/api/games/{room_id}")).await;
