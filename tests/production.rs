@@ -8,22 +8,11 @@ mod support;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use khanate::config::Config;
 use serde_json::{Value, json};
-use support::server::{TestServer, get, get_text, post, two_player_room};
+use support::server::{TestServer, get, get_text, post, sqlite_server_with, two_player_room};
 use support::ws::Client;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-
-async fn server_with(
-    change: impl FnOnce(&mut Config),
-) -> ((support::db::SqliteFile, String), TestServer) {
-    let (file, url) = support::db::fresh_sqlite_url();
-    let mut config = Config::for_tests(&url);
-    change(&mut config);
-    let server = TestServer::start_with(config).await;
-    ((file, url), server)
-}
 
 /// `POST /api/rooms` with extra headers; (status, JSON).
 async fn create(server: &TestServer, headers: &[(&str, &str)]) -> (u16, Value) {
@@ -55,7 +44,7 @@ async fn upgrade_status(server: &TestServer, headers: &[(&'static str, &str)]) -
 
 #[tokio::test]
 async fn room_creation_is_limited_per_client_address_seen_through_trusted_proxies() {
-    let (_db, server) = server_with(|c| {
+    let (_db, server) = sqlite_server_with(|c| {
         c.limits.rooms_per_minute = 2;
         c.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     })
@@ -83,7 +72,7 @@ async fn room_creation_is_limited_per_client_address_seen_through_trusted_proxie
 
 #[tokio::test]
 async fn a_forged_forwarded_for_from_an_untrusted_peer_is_ignored() {
-    let (_db, server) = server_with(|c| c.limits.rooms_per_minute = 1).await;
+    let (_db, server) = sqlite_server_with(|c| c.limits.rooms_per_minute = 1).await;
     assert_eq!(
         create(&server, &[("x-forwarded-for", "203.0.113.7")])
             .await
@@ -109,7 +98,7 @@ async fn a_forged_forwarded_for_from_an_untrusted_peer_is_ignored() {
 
 #[tokio::test]
 async fn open_websockets_are_limited_per_client_address() {
-    let (_db, server) = server_with(|c| c.limits.connections_per_ip = 2).await;
+    let (_db, server) = sqlite_server_with(|c| c.limits.connections_per_ip = 2).await;
     let (_, code, _, _) = two_player_room(server.addr, json!({})).await;
     let (first, _) = Client::hello(server.addr, &code, None, None).await;
     let (_second, _) = Client::hello(server.addr, &code, None, None).await;
@@ -139,7 +128,7 @@ async fn open_websockets_are_limited_per_client_address() {
 
 #[tokio::test]
 async fn a_room_holds_a_limited_number_of_connections() {
-    let (_db, server) = server_with(|c| c.limits.connections_per_room = 2).await;
+    let (_db, server) = sqlite_server_with(|c| c.limits.connections_per_room = 2).await;
     let (_, code, white_token, _) = two_player_room(server.addr, json!({})).await;
     let (_white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     let (_watcher, _) = Client::hello(server.addr, &code, None, None).await;
@@ -162,7 +151,7 @@ async fn a_room_holds_a_limited_number_of_connections() {
 
 #[tokio::test]
 async fn commands_are_limited_per_connection() {
-    let (_db, server) = server_with(|c| c.limits.commands_per_second = 2).await;
+    let (_db, server) = sqlite_server_with(|c| c.limits.commands_per_second = 2).await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     // Twelve commands at once: the burst of four goes through, the rest is refused.
@@ -189,7 +178,7 @@ async fn commands_are_limited_per_connection() {
 
 #[tokio::test]
 async fn websocket_upgrades_from_other_origins_are_refused() {
-    let (_db, server) = server_with(|_| {}).await;
+    let (_db, server) = sqlite_server_with(|_| {}).await;
     let own = format!("http://{}", server.addr);
     assert_eq!(upgrade_status(&server, &[("origin", &own)]).await, 101);
     assert_eq!(
@@ -203,7 +192,7 @@ async fn websocket_upgrades_from_other_origins_are_refused() {
     );
     server.shutdown().await;
     let (_db, server) =
-        server_with(|c| c.allowed_origins = vec!["https://games.example.org".into()]).await;
+        sqlite_server_with(|c| c.allowed_origins = vec!["https://games.example.org".into()]).await;
     assert_eq!(
         upgrade_status(&server, &[("origin", "https://games.example.org")]).await,
         101
@@ -219,7 +208,7 @@ async fn websocket_upgrades_from_other_origins_are_refused() {
 
 #[tokio::test]
 async fn the_server_pings_and_drops_a_peer_that_stops_answering() {
-    let (_db, server) = server_with(|c| c.ping_interval_s = 1).await;
+    let (_db, server) = sqlite_server_with(|c| c.ping_interval_s = 1).await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     // A raw client sees the pings (and, reading, answers them).
     let (mut raw, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr))
@@ -260,7 +249,7 @@ async fn the_server_pings_and_drops_a_peer_that_stops_answering() {
 
 #[tokio::test]
 async fn a_waiting_room_nobody_joins_expires_and_leaves_the_lobby() {
-    let (_db, server) = server_with(|c| c.limits.waiting_room_ttl_s = 1).await;
+    let (_db, server) = sqlite_server_with(|c| c.limits.waiting_room_ttl_s = 1).await;
     let (status, created) = post(
         server.addr,
         "/api/rooms",
@@ -299,7 +288,7 @@ async fn a_waiting_room_nobody_joins_expires_and_leaves_the_lobby() {
 
 #[tokio::test]
 async fn an_idle_room_leaves_memory_and_comes_back_as_it_was() {
-    let (_db, server) = server_with(|c| c.limits.room_idle_s = 1).await;
+    let (_db, server) = sqlite_server_with(|c| c.limits.room_idle_s = 1).await;
     let (_, code, white_token, _) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.send_move("m", "e3e4", 3).await;
@@ -336,7 +325,7 @@ async fn an_idle_room_leaves_memory_and_comes_back_as_it_was() {
 
 #[tokio::test]
 async fn metrics_count_connections_rooms_commands_and_latencies() {
-    let (_db, server) = server_with(|_| {}).await;
+    let (_db, server) = sqlite_server_with(|_| {}).await;
     let (_, code, white_token, _) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.send_move("m", "e3e4", 3).await;
@@ -362,7 +351,7 @@ async fn metrics_count_connections_rooms_commands_and_latencies() {
 
 #[tokio::test]
 async fn a_path_prefix_moves_every_route_and_the_links() {
-    let (_db, server) = server_with(|c| c.path_prefix = "/games".into()).await;
+    let (_db, server) = sqlite_server_with(|c| c.path_prefix = "/games".into()).await;
     assert_eq!(
         get_text(server.addr, "/games/healthz").await,
         (200, "ok".into())

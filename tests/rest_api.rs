@@ -49,9 +49,8 @@ async fn created_room_answers_with_invite_and_a_token_for_the_chosen_seat() {
     );
 
     let (status, page) = support::server::get_text(server.addr, &format!("/r/{code}")).await;
-    assert_eq!(status, 200, "the invite link opens a page");
-    assert!(page.contains(&format!("Khanate room {code}")), "{page}");
-    assert!(page.contains("1 seat is free"), "{page}");
+    assert_eq!(status, 200, "the invite link opens the room page");
+    assert!(page.contains("assets/js/room.js"), "{page}");
     let (status, _) = support::server::get_text(server.addr, "/r/zzzzzzzz").await;
     assert_eq!(status, 404);
 

@@ -4,12 +4,12 @@
 //! straight from the store; they never decide a rule.
 
 mod error;
-mod invite;
 mod limits;
 mod pgn;
 mod proxy;
 mod record;
 mod rest;
+mod web;
 mod ws;
 
 use std::sync::Arc;
@@ -61,18 +61,26 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{room_id}/pgn", get(rest::game_pgn))
         .route("/api/games/{room_id}/record", get(rest::game_text))
         .route("/ws", get(ws::upgrade))
-        .route("/r/{invite_code}", get(invite::invite_page))
+        .route("/", get(web::home))
+        .route("/r/{invite_code}", get(web::room))
+        .route("/rules/{game}", get(web::rules))
+        .route("/assets/{*path}", get(web::asset))
         .route("/api/whoami", get(rest::whoami))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(state);
+        .with_state(state.clone());
     if prefix.is_empty() {
         routes
     } else {
-        Router::new().nest(&prefix, routes).fallback(not_found)
+        // A nested "/" answers only the bare prefix; the pages' base is the prefix with a slash.
+        Router::new()
+            .route(&format!("{prefix}/"), get(web::home))
+            .with_state(state)
+            .nest(&prefix, routes)
+            .fallback(not_found)
     }
 }
 

@@ -12,6 +12,18 @@ use khanate::server::Running;
 use khanate::store::Store;
 use serde_json::{Value, json};
 
+/// An in-process server on a fresh SQLite file, with `change` applied to the tests' configuration:
+/// (the file, which is removed when dropped, and its URL), and the server.
+pub async fn sqlite_server_with(
+    change: impl FnOnce(&mut Config),
+) -> ((crate::support::db::SqliteFile, String), TestServer) {
+    let (file, url) = crate::support::db::fresh_sqlite_url();
+    let mut config = Config::for_tests(&url);
+    change(&mut config);
+    let server = TestServer::start_with(config).await;
+    ((file, url), server)
+}
+
 /// An in-process server.
 pub struct TestServer {
     pub addr: SocketAddr,

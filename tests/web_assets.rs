@@ -1,0 +1,125 @@
+//! The web client as the server serves it: each page at its route with its base set to where the
+//! server is reached, the other files under `/assets/` with their content types, 404s for what is
+//! not there.
+
+mod support;
+
+use serde_json::json;
+use support::server::{TestServer, post, sqlite_server_with};
+
+/// `GET path`: (status, content type, body).
+async fn fetch(server: &TestServer, path: &str) -> (u16, String, String) {
+    let response = reqwest::get(server.http(path)).await.expect("request");
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, content_type, response.text().await.unwrap())
+}
+
+async fn create_room(server: &TestServer, prefix: &str) -> String {
+    let (status, created) = post(
+        server.addr,
+        &format!("{prefix}/api/rooms"),
+        &json!({"game": "khan"}),
+    )
+    .await;
+    assert_eq!(status, 201);
+    created["invite_code"].as_str().unwrap().to_owned()
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+
+#[tokio::test]
+async fn pages_and_assets_at_the_root() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let code = create_room(&server, "").await;
+
+    for (path, script) in [
+        ("/".to_owned(), "assets/js/home.js"),
+        (format!("/r/{code}"), "assets/js/room.js"),
+        (format!("/r/{}", code.to_uppercase()), "assets/js/room.js"),
+        ("/rules/khan-tsin".to_owned(), "assets/js/rules.js"),
+    ] {
+        let (status, content_type, body) = fetch(&server, &path).await;
+        assert_eq!((status, content_type.as_str()), (200, HTML), "{path}");
+        assert!(body.contains("<base href=\"/\">"), "{path}: {body}");
+        assert!(body.contains(script), "{path}: {body}");
+    }
+
+    for (path, content_type) in [
+        ("/assets/css/khanate.css", "text/css; charset=utf-8"),
+        ("/assets/js/room.js", "text/javascript; charset=utf-8"),
+        ("/assets/js/lang/ko.js", "text/javascript; charset=utf-8"),
+    ] {
+        let (status, got, _) = fetch(&server, path).await;
+        assert_eq!((status, got.as_str()), (200, content_type), "{path}");
+    }
+
+    let (status, content_type, body) = fetch(&server, "/r/zzzzzzzz").await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (404, HTML),
+        "the room page says itself that there is no such room"
+    );
+    assert!(body.contains("assets/js/room.js"), "{body}");
+    assert_eq!(fetch(&server, "/rules/chess").await.0, 404);
+    assert_eq!(fetch(&server, "/assets/js/nothing.js").await.0, 404);
+    assert_eq!(fetch(&server, "/assets/../Cargo.toml").await.0, 404);
+    assert_eq!(fetch(&server, "/index.html").await.0, 404);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unchanged_asset_is_not_sent_again() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let client = reqwest::Client::new();
+    let first = client
+        .get(server.http("/assets/js/socket.js"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status().as_u16(), 200);
+    assert_eq!(first.headers()["cache-control"], "no-cache");
+    let etag = first.headers()["etag"].clone();
+    let again = client
+        .get(server.http("/assets/js/socket.js"))
+        .header("if-none-match", etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status().as_u16(), 304);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn pages_carry_the_path_prefix() {
+    let (_db, server) = sqlite_server_with(|c| c.path_prefix = "/games".into()).await;
+    let code = create_room(&server, "/games").await;
+    for path in [
+        "/games".to_owned(),
+        "/games/".to_owned(),
+        format!("/games/r/{code}"),
+        "/games/rules/ouk-chatrang".to_owned(),
+    ] {
+        let (status, _, body) = fetch(&server, &path).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(body.contains("<base href=\"/games/\">"), "{path}: {body}");
+    }
+    assert_eq!(fetch(&server, "/games/assets/js/api.js").await.0, 200);
+    assert_eq!(fetch(&server, "/assets/js/api.js").await.0, 404);
+    assert_eq!(fetch(&server, &format!("/r/{code}")).await.0, 404);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn pages_carry_the_public_url_path_behind_a_stripping_proxy() {
+    let (_db, server) =
+        sqlite_server_with(|c| c.public_url = Some("https://example.org/play".into())).await;
+    let (status, _, body) = fetch(&server, "/").await;
+    assert_eq!(status, 200);
+    assert!(body.contains("<base href=\"/play/\">"), "{body}");
+    server.shutdown().await;
+}
