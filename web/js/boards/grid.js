@@ -1,0 +1,305 @@
+// What the two square boards (Ouk Chatrang 8x8, Khan 10x10) share: one SVG of squares, each a
+// `<g data-square>` holding its colour, its highlights, its piece and its coordinate, so a click
+// anywhere on a square (piece included) reaches that square; the highlight classes of the board
+// contract (selected, target, last, check); orientation; click and drag with pointer events.
+// The game modules keep the move in progress and call `render` with what to draw.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// Board units: one square is 100 wide; the frame around the squares holds the coordinates.
+const SQ = 100;
+const FRAME = 38;
+const DRAG_THRESHOLD_PX = 5;
+
+export function svgEl(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+function fileLetter(file) {
+  return String.fromCharCode(97 + file);
+}
+
+function squareName(file, rank) {
+  return fileLetter(file) + (rank + 1);
+}
+
+// `e3` -> {file: 4, rank: 2}; `j10` -> {file: 9, rank: 9}; null when it is not a square name.
+function parseSquare(name) {
+  const m = /^([a-z])(\d{1,2})$/.exec(name || '');
+  return m ? { file: m[1].charCodeAt(0) - 97, rank: Number(m[2]) - 1 } : null;
+}
+
+// options:
+//   files, ranks          board size
+//   theme                 {light, dark, line, frame, coord, checkered}
+//   drawPiece(g, piece)   draws a piece into a 100x100 box (g is already at the square)
+//   squareTitle(square, piece)  the square's accessible name and tooltip
+//   boardLabel            the SVG's accessible name
+//   onSquare(square)      a click on a square, or null for a click elsewhere (cancel)
+//   canDrag(square)       whether a drag may start on this square
+//   onDragStart(square)   a drag started (select the piece)
+//   onDrop(from, to)      a drag ended over square `to` (null: off the board)
+// render(state) also takes `finish: {square, label}`: the badge that ends a Khan jump chain.
+export function createGrid(host, options) {
+  const { files, ranks, theme } = options;
+  const width = files * SQ + 2 * FRAME;
+  const height = ranks * SQ + 2 * FRAME;
+
+  const svg = svgEl('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'group',
+    'aria-label': options.boardLabel,
+    class: 'board-svg',
+  });
+  // The host is sized by the page's CSS; the SVG fills it and keeps its proportions.
+  // touch-action none: a finger dragging a piece must not scroll the page.
+  svg.style.cssText = 'display:block;width:100%;height:100%;touch-action:none;user-select:none;-webkit-user-select:none';
+  const boardLayer = svgEl('g', {}, svg);
+  const dragLayer = svgEl('g', { 'pointer-events': 'none' }, svg);
+  host.appendChild(svg);
+
+  let flipped = false;
+  let lastState = null;
+  let press = null; // {square, x, y, pointerId, dragging}
+  // A browser may fire a click right after a drop; it is no click of its own. Cleared by the
+  // next press, so a real click soon after a drop (the opponent answered fast) still counts.
+  let clickAfterDrop = false;
+
+  function origin(file, rank) {
+    const col = flipped ? files - 1 - file : file;
+    const row = flipped ? rank : ranks - 1 - rank;
+    return { x: FRAME + col * SQ, y: FRAME + row * SQ };
+  }
+
+  function centre(square) {
+    const s = parseSquare(square);
+    const o = origin(s.file, s.rank);
+    return { x: o.x + SQ / 2, y: o.y + SQ / 2 };
+  }
+
+  function svgPoint(clientX, clientY) {
+    const ctm = svg.getScreenCTM();
+    if (!ctm) return null;
+    const p = new DOMPoint(clientX, clientY).matrixTransform(ctm.inverse());
+    return { x: p.x, y: p.y };
+  }
+
+  function squareAt(clientX, clientY) {
+    const p = svgPoint(clientX, clientY);
+    if (!p) return null;
+    const col = Math.floor((p.x - FRAME) / SQ);
+    const row = Math.floor((p.y - FRAME) / SQ);
+    if (col < 0 || col >= files || row < 0 || row >= ranks) return null;
+    const file = flipped ? files - 1 - col : col;
+    const rank = flipped ? row : ranks - 1 - row;
+    return squareName(file, rank);
+  }
+
+  // state: {pieces: Map square -> piece, flipped, selected, targets, last, check: [squares],
+  //         tint: Map square -> fill (e.g. goal rows), lines: [{squares, kind: 'path'|'last'}]}
+  function render(state) {
+    lastState = state;
+    flipped = !!state.flipped;
+    boardLayer.replaceChildren();
+    const sets = {
+      selected: new Set(state.selected || []),
+      target: new Set(state.targets || []),
+      last: new Set(state.last || []),
+      check: new Set(state.check || []),
+    };
+
+    svgEl('rect', { x: 0, y: 0, width, height, rx: 14, fill: theme.frame }, boardLayer);
+    const bottomRank = flipped ? ranks - 1 : 0;
+    const leftFile = flipped ? files - 1 : 0;
+
+    for (let rank = 0; rank < ranks; rank++) {
+      for (let file = 0; file < files; file++) {
+        const name = squareName(file, rank);
+        const piece = state.pieces.get(name) || null;
+        const { x, y } = origin(file, rank);
+        const classes = ['square'];
+        for (const [cls, set] of Object.entries(sets)) if (set.has(name)) classes.push(cls);
+        const g = svgEl('g', {
+          'data-square': name,
+          class: classes.join(' '),
+          transform: `translate(${x} ${y})`,
+        }, boardLayer);
+        if (sets.target.has(name) || options.canDrag(name)) g.style.cursor = 'pointer';
+        const light = !theme.checkered || (file + rank) % 2 === 1;
+        svgEl('rect', { width: SQ, height: SQ, fill: light ? theme.light : theme.dark }, g);
+        const tint = state.tint && state.tint.get(name);
+        if (tint) svgEl('rect', { width: SQ, height: SQ, fill: tint }, g);
+        if (sets.last.has(name)) svgEl('rect', { width: SQ, height: SQ, fill: theme.last }, g);
+        if (sets.selected.has(name)) svgEl('rect', { width: SQ, height: SQ, fill: theme.selected }, g);
+        if (sets.check.has(name)) {
+          svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.48, fill: 'url(#check-glow)' }, g);
+        }
+        svgEl('title', {}, g).textContent = options.squareTitle(name, piece);
+        if (piece) {
+          const pg = svgEl('g', { class: 'piece' }, g);
+          if (press && press.dragging && press.square === name) pg.setAttribute('opacity', '0.3');
+          options.drawPiece(pg, piece);
+        }
+        if (sets.target.has(name)) {
+          if (piece) {
+            svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.45, fill: 'none', stroke: theme.target, 'stroke-width': 7 }, g);
+          } else {
+            svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.16, fill: theme.target }, g);
+          }
+        }
+        if (state.finish && state.finish.square === name) finishBadge(g, state.finish.label);
+        if (rank === bottomRank) coordinate(g, fileLetter(file), SQ / 2, SQ + FRAME * 0.72);
+        if (file === leftFile) coordinate(g, String(rank + 1), -FRAME / 2, SQ / 2 + 8);
+      }
+    }
+    if (theme.lines) drawGridLines();
+    for (const line of state.lines || []) drawLine(line);
+    defs();
+  }
+
+  // Ouk Chatrang's board is one colour, its squares marked by lines, as Cambodian boards are.
+  function drawGridLines() {
+    const d = [];
+    for (let i = 0; i <= files; i++) d.push(`M${FRAME + i * SQ} ${FRAME}v${ranks * SQ}`);
+    for (let i = 0; i <= ranks; i++) d.push(`M${FRAME} ${FRAME + i * SQ}h${files * SQ}`);
+    svgEl('path', { d: d.join(''), stroke: theme.line, 'stroke-width': 2.5, fill: 'none', 'pointer-events': 'none' }, boardLayer);
+  }
+
+  // Khan's "stop the jump chain here": a check mark on the square the Khan has reached, inside
+  // that square so that it covers no other square; a click on it is a click on the square.
+  function finishBadge(g, label) {
+    const b = svgEl('g', { 'data-finish': '', role: 'button', 'aria-label': label, style: 'cursor:pointer' }, g);
+    svgEl('title', {}, b).textContent = label;
+    svgEl('circle', { cx: 78, cy: 22, r: 19, fill: theme.path, stroke: '#fff', 'stroke-width': 3 }, b);
+    svgEl('path', {
+      d: 'M69 22 L76 29 L88 15', fill: 'none', stroke: '#fff', 'stroke-width': 5,
+      'stroke-linecap': 'round', 'stroke-linejoin': 'round',
+    }, b);
+  }
+
+  function coordinate(g, text, x, y) {
+    const el = svgEl('text', {
+      x, y,
+      'text-anchor': 'middle',
+      'font-size': 22,
+      'font-family': 'system-ui, sans-serif',
+      'font-weight': 600,
+      fill: theme.coord,
+      'pointer-events': 'none',
+      'aria-hidden': 'true',
+    }, g);
+    el.textContent = text;
+  }
+
+  // A jump chain built so far, or the last move's path: a line through the squares' centres.
+  function drawLine({ squares, kind }) {
+    if (squares.length < 2) return;
+    const points = squares.map(centre).map((p) => `${p.x},${p.y}`).join(' ');
+    const colour = kind === 'path' ? theme.path : theme.lastLine;
+    const g = svgEl('g', { 'pointer-events': 'none', class: `line-${kind}` }, boardLayer);
+    // The last move is a hint, drawn lighter than the chain being built.
+    svgEl('polyline', {
+      points, fill: 'none', stroke: colour, 'stroke-width': kind === 'path' ? 10 : 7,
+      'stroke-linecap': 'round', 'stroke-linejoin': 'round', opacity: kind === 'path' ? 0.75 : 0.55,
+    }, g);
+    if (kind === 'path') {
+      const start = centre(squares[0]);
+      svgEl('circle', { cx: start.x, cy: start.y, r: 16, fill: 'none', stroke: colour, 'stroke-width': 6 }, g);
+    }
+    for (const sq of squares.slice(1)) {
+      const p = centre(sq);
+      svgEl('circle', { cx: p.x, cy: p.y, r: 9, fill: colour, opacity: 0.9 }, g);
+    }
+  }
+
+  function defs() {
+    const d = svgEl('defs', {}, boardLayer);
+    const grad = svgEl('radialGradient', { id: 'check-glow' }, d);
+    svgEl('stop', { offset: '0%', 'stop-color': '#ff2020', 'stop-opacity': 0.95 }, grad);
+    svgEl('stop', { offset: '60%', 'stop-color': '#e01010', 'stop-opacity': 0.55 }, grad);
+    svgEl('stop', { offset: '100%', 'stop-color': '#e01010', 'stop-opacity': 0 }, grad);
+  }
+
+  function squareOf(target) {
+    const el = target instanceof Element ? target.closest('[data-square]') : null;
+    return el && svg.contains(el) ? el.getAttribute('data-square') : null;
+  }
+
+  function onPointerDown(e) {
+    if (e.button !== 0) return;
+    clickAfterDrop = false;
+    const square = squareOf(e.target);
+    if (!square || !options.canDrag(square)) return;
+    press = { square, x: e.clientX, y: e.clientY, pointerId: e.pointerId, dragging: false };
+  }
+
+  function onPointerMove(e) {
+    if (!press || e.pointerId !== press.pointerId) return;
+    if (!press.dragging) {
+      if (Math.hypot(e.clientX - press.x, e.clientY - press.y) < DRAG_THRESHOLD_PX) return;
+      press.dragging = true;
+      svg.setPointerCapture(e.pointerId);
+      options.onDragStart(press.square);
+      if (lastState) render(lastState);
+      const piece = lastState && lastState.pieces.get(press.square);
+      if (!piece) { press = null; return; }
+      const ghost = svgEl('g', {}, dragLayer);
+      options.drawPiece(ghost, piece);
+    }
+    const p = svgPoint(e.clientX, e.clientY);
+    const ghost = dragLayer.firstChild;
+    if (p && ghost) ghost.setAttribute('transform', `translate(${p.x - SQ / 2} ${p.y - SQ / 2}) scale(1.1)`);
+  }
+
+  function onPointerUp(e) {
+    if (!press || e.pointerId !== press.pointerId) return;
+    const { square, dragging } = press;
+    press = null;
+    if (!dragging) return; // a plain click: the click event handles it
+    dragLayer.replaceChildren();
+    clickAfterDrop = true;
+    if (lastState) render(lastState); // the piece left behind is no longer faded
+    options.onDrop(square, squareAt(e.clientX, e.clientY));
+  }
+
+  function onPointerCancel() {
+    if (!press) return;
+    const wasDragging = press.dragging;
+    press = null;
+    dragLayer.replaceChildren();
+    if (wasDragging && lastState) render(lastState);
+  }
+
+  function onClick(e) {
+    if (clickAfterDrop) {
+      clickAfterDrop = false;
+      return;
+    }
+    options.onSquare(squareOf(e.target));
+  }
+
+  // A click outside the board host cancels the move in progress too. The path, not the target:
+  // a click on the board redraws it, which takes the target out of the document.
+  function onDocumentClick(e) {
+    if (!e.composedPath().includes(host)) options.onSquare(null);
+  }
+
+  svg.addEventListener('pointerdown', onPointerDown);
+  svg.addEventListener('pointermove', onPointerMove);
+  svg.addEventListener('pointerup', onPointerUp);
+  svg.addEventListener('pointercancel', onPointerCancel);
+  svg.addEventListener('click', onClick);
+  document.addEventListener('click', onDocumentClick);
+
+  return {
+    svg,
+    render,
+    destroy() {
+      document.removeEventListener('click', onDocumentClick);
+      svg.remove();
+    },
+  };
+}

@@ -1,0 +1,200 @@
+// The Khan board: 10x10, Soldiers and Khans of both sides (docs/rules/khan.md). The server's legal
+// moves come as a tree (docs/protocol.md "Legal moves in Khan"): a piece's square, then its next
+// squares, recursively for a Khan's jump chain. A move is built by walking down the tree one click
+// (or drag) at a time; a node without children is sent at once, and a jump chain may stop at any
+// node reached with the "stop here" badge on the Khan or a second click on it.
+
+import { createGrid, svgEl } from './grid.js';
+
+export const strings = {
+  en: {
+    'khan.board': 'Khan board',
+    'khan.white': 'White',
+    'khan.black': 'Black',
+    'khan.s': 'Soldier',
+    'khan.k': 'Khan',
+    'khan.piece': '{color} {piece}',
+    'khan.square_empty': '{square}',
+    'khan.square_piece': '{square}: {piece}',
+    'khan.finish': 'Stop at {square}',
+  },
+  ko: {
+    'khan.board': '칸 판',
+    'khan.white': '백',
+    'khan.black': '흑',
+    'khan.s': '병사',
+    'khan.k': '칸',
+    'khan.piece': '{color} {piece}',
+    'khan.square_empty': '{square}',
+    'khan.square_piece': '{square}: {piece}',
+    'khan.finish': '{square}에서 멈추기',
+  },
+};
+
+const THEME = {
+  light: '#e6dcc0',
+  dark: '#c9b68c',
+  checkered: true,
+  lines: false,
+  frame: '#4d5a3a',
+  coord: '#eef0dc',
+  last: 'rgba(255, 214, 64, 0.5)',
+  selected: 'rgba(46, 139, 87, 0.5)',
+  target: 'rgba(30, 110, 60, 0.75)',
+  path: '#1e6e3c',
+  lastLine: '#b8860b',
+};
+
+// Goal rows (K-4), tinted in the colour of the side that wins by reaching them.
+const GOAL_TINT = { white: 'rgba(255, 255, 255, 0.45)', black: 'rgba(40, 30, 20, 0.2)' };
+
+const SIDES = {
+  white: { fill: '#fbf4e2', stroke: '#2a1c10', detail: '#2a1c10' },
+  black: { fill: '#2a231f', stroke: '#0c0907', detail: '#e8d6ae' },
+};
+
+// A Soldier is a plain disc; a Khan a larger disc wearing a crown.
+function drawPiece(g, piece) {
+  const side = SIDES[piece.color];
+  if (piece.kind === 's') {
+    svgEl('circle', { cx: 50, cy: 53, r: 29, fill: 'rgba(0,0,0,0.22)' }, g);
+    svgEl('circle', { cx: 50, cy: 50, r: 29, fill: side.fill, stroke: side.stroke, 'stroke-width': 3.5 }, g);
+    svgEl('circle', { cx: 50, cy: 50, r: 18, fill: 'none', stroke: side.detail, 'stroke-width': 3 }, g);
+    return;
+  }
+  svgEl('circle', { cx: 50, cy: 54, r: 40, fill: 'rgba(0,0,0,0.25)' }, g);
+  svgEl('circle', { cx: 50, cy: 50, r: 40, fill: side.fill, stroke: side.stroke, 'stroke-width': 4 }, g);
+  svgEl('circle', { cx: 50, cy: 50, r: 32, fill: 'none', stroke: side.detail, 'stroke-width': 2.5 }, g);
+  svgEl('path', {
+    d: 'M30 64 L27 36 L40 48 L50 30 L60 48 L73 36 L70 64 Z',
+    fill: side.detail, 'stroke-linejoin': 'round',
+  }, g);
+}
+
+// `ssssssssss/k1k1kk1k1k/.../SSSSSSSSSS w`: ranks 10 down to 1, a number for a run of empty squares.
+function parsePosition(text) {
+  const [placement, side] = text.trim().split(/\s+/);
+  const pieces = new Map();
+  placement.split('/').forEach((row, i) => {
+    const rank = 10 - i;
+    let file = 0;
+    for (const token of row.match(/\d+|[a-zA-Z]/g) || []) {
+      if (/\d/.test(token)) { file += Number(token); continue; }
+      const square = String.fromCharCode(97 + file) + rank;
+      pieces.set(square, { kind: token.toLowerCase(), color: token === token.toUpperCase() ? 'white' : 'black' });
+      file += 1;
+    }
+  });
+  return { pieces, toMove: side === 'b' ? 'black' : 'white' };
+}
+
+function goalTints() {
+  const tint = new Map();
+  for (let f = 0; f < 10; f++) {
+    const file = String.fromCharCode(97 + f);
+    tint.set(`${file}10`, GOAL_TINT.white);
+    tint.set(`${file}1`, GOAL_TINT.black);
+  }
+  return tint;
+}
+
+export function createBoard(host, { t, onMove }) {
+  let view = null;
+  let board = null;
+  let tree = {};
+  let path = []; // the move in progress: the piece's square, then the landings so far
+  let node = null; // the tree node at the end of `path`: its keys are the next squares
+  let key = '';
+  const tints = goalTints();
+
+  const pieceName = (p) => t('khan.piece', { color: t(`khan.${p.color}`), piece: t(`khan.${p.kind}`) });
+  const current = () => path[path.length - 1];
+  const inChain = () => path.length >= 2;
+
+  const grid = createGrid(host, {
+    files: 10,
+    ranks: 10,
+    theme: THEME,
+    boardLabel: t('khan.board'),
+    drawPiece,
+    squareTitle: (square, piece) => (piece
+      ? t('khan.square_piece', { square, piece: pieceName(piece) })
+      : t('khan.square_empty', { square })),
+    onSquare: click,
+    canDrag: (square) => (inChain() ? square === current() : square in tree),
+    onDragStart: (square) => { if (square !== current()) select(square); },
+    onDrop: (from, to) => { if (to && node && to in node) advance(to); },
+  });
+
+  function select(square) {
+    path = square && square in tree ? [square] : [];
+    node = path.length ? tree[square] : null;
+    draw();
+  }
+
+  function send() {
+    const move = path.join('-');
+    select(null);
+    onMove(move);
+  }
+
+  function advance(square) {
+    path.push(square);
+    node = node[square];
+    if (Object.keys(node).length === 0) send();
+    else draw();
+  }
+
+  function click(square) {
+    if (!view) return;
+    if (node && square && square in node) advance(square);
+    else if (inChain() && square === current()) send();
+    // Another piece, or the Khan's start square during a chain (start again); a second click on
+    // a piece just selected cancels.
+    else if (square && square in tree && !(path.length === 1 && square === path[0])) select(square);
+    else select(null);
+  }
+
+  function draw() {
+    if (!view) return;
+    // While a jump chain is built the Khan is drawn where it has landed.
+    let pieces = board.pieces;
+    if (inChain()) {
+      pieces = new Map(board.pieces);
+      const khan = pieces.get(path[0]);
+      pieces.delete(path[0]);
+      pieces.set(current(), khan);
+    }
+    const lastSquares = view.lastMove ? view.lastMove.split('-') : [];
+    const lines = [];
+    if (lastSquares.length >= 2) lines.push({ squares: lastSquares, kind: 'last' });
+    if (inChain()) lines.push({ squares: path, kind: 'path' });
+    const colors = view.colors || ['white', 'black'];
+    grid.render({
+      pieces,
+      flipped: colors[view.orientation || 0] === 'black',
+      selected: path.length ? [current()] : [],
+      targets: node ? Object.keys(node) : [],
+      last: lastSquares,
+      check: [],
+      tint: tints,
+      lines,
+      finish: inChain() ? { square: current(), label: t('khan.finish', { square: current() }) } : null,
+    });
+  }
+
+  return {
+    update(v) {
+      const newKey = JSON.stringify([v.position, v.legal]);
+      view = v;
+      board = parsePosition(v.position);
+      tree = v.legal || {};
+      if (newKey !== key) { path = []; node = null; }
+      key = newKey;
+      draw();
+    },
+    destroy() {
+      grid.destroy();
+    },
+  };
+}

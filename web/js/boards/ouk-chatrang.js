@@ -1,0 +1,225 @@
+// The Ouk Chatrang board: an 8x8 Cambodian board, pieces drawn as SVG shapes (no font needed),
+// a move built by clicking (or dragging) a piece then one of its highlighted destinations.
+// Positions are FENs (docs/rules/ouk-chatrang.md O-2..O-5), moves UCI (`e3e4`, `g5g6m`).
+
+import { createGrid, svgEl } from './grid.js';
+
+export const strings = {
+  en: {
+    'ouk-chatrang.board': 'Ouk Chatrang board',
+    'ouk-chatrang.white': 'White',
+    'ouk-chatrang.black': 'Black',
+    'ouk-chatrang.k': 'King',
+    'ouk-chatrang.m': 'Neang (Met)',
+    'ouk-chatrang.s': 'Khon',
+    'ouk-chatrang.n': 'Ses (Horse)',
+    'ouk-chatrang.r': 'Touk (Boat)',
+    'ouk-chatrang.p': 'Trey (Fish)',
+    'ouk-chatrang.piece': '{color} {piece}',
+    'ouk-chatrang.square_empty': '{square}',
+    'ouk-chatrang.square_piece': '{square}: {piece}',
+  },
+  ko: {
+    'ouk-chatrang.board': '옥 차트랑 판',
+    'ouk-chatrang.white': '백',
+    'ouk-chatrang.black': '흑',
+    'ouk-chatrang.k': '왕',
+    'ouk-chatrang.m': '니앙(멧)',
+    'ouk-chatrang.s': '콘',
+    'ouk-chatrang.n': '세스(말)',
+    'ouk-chatrang.r': '뚝(배)',
+    'ouk-chatrang.p': '뜨레이(물고기)',
+    'ouk-chatrang.piece': '{color} {piece}',
+    'ouk-chatrang.square_empty': '{square}',
+    'ouk-chatrang.square_piece': '{square}: {piece}',
+  },
+};
+
+const THEME = {
+  // One colour with lines, as Cambodian boards are drawn.
+  light: '#e9c98f',
+  dark: '#e9c98f',
+  checkered: false,
+  lines: true,
+  line: '#6b4a26',
+  frame: '#7a5230',
+  coord: '#f6e6c4',
+  last: 'rgba(255, 214, 64, 0.45)',
+  selected: 'rgba(46, 139, 87, 0.45)',
+  target: 'rgba(30, 110, 60, 0.7)',
+  path: '#1e6e3c',
+  lastLine: '#c9a227',
+};
+
+const SIDES = {
+  white: { fill: '#fbf4e2', stroke: '#2a1c10', detail: '#2a1c10' },
+  black: { fill: '#2a231f', stroke: '#0c0907', detail: '#e8d6ae' },
+};
+
+// Each piece in a 100x100 square: filled outline paths, detail strokes inside them in the contrast
+// colour, spires outside them in the outline colour (seen against the board).
+const SHAPES = {
+  // King: a crown with three points and a spire topped by a cross.
+  k: {
+    body: ['M28 80 C30 66 34 58 38 52 L31 34 L42 42 L50 27 L58 42 L69 34 L62 52 C66 58 70 66 72 80 Z'],
+    detail: ['M37 60 H63'],
+    spire: ['M50 27 V13', 'M44 18 H56'],
+  },
+  // Neang: a lotus bud, smaller than the King.
+  m: {
+    body: ['M33 80 C35 68 39 60 43 55 C35 50 35 39 44 35 C47 33 49 30 50 24 C51 30 53 33 56 35 C65 39 65 50 57 55 C61 60 65 68 67 80 Z'],
+    detail: ['M40 64 H60'],
+    dot: [50, 45, 4],
+  },
+  // Khon: a tiered pagoda.
+  s: {
+    body: ['M27 80 L34 63 H66 L73 80 Z', 'M36 63 L41 48 H59 L64 63 Z', 'M43 48 L47 35 H53 L57 48 Z'],
+    detail: ['M40 71 H60', 'M45 56 H55'],
+    spire: ['M50 35 V21'],
+  },
+  // Ses: a horse's head.
+  n: {
+    body: ['M33 80 C33 68 38 60 45 53 C39 55 33 57 28 54 C24 51 25 45 29 42 L42 31 C44 26 47 22 52 19 L54 25 C63 27 71 36 73 50 C75 62 73 72 71 80 Z'],
+    detail: ['M60 34 C64 44 66 56 64 68'],
+    dot: [47, 33, 3],
+  },
+  // Touk: a boat under sail.
+  r: {
+    body: ['M20 66 H80 C76 76 68 81 59 81 H41 C32 81 24 76 20 66 Z', 'M53 22 L73 60 H53 Z', 'M47 30 L31 60 H47 Z'],
+    detail: [],
+    spire: ['M50 66 V18'],
+  },
+  // Trey: a fish.
+  p: {
+    body: ['M23 60 C31 45 51 43 63 53 L78 43 L75 60 L78 77 L63 67 C51 77 31 75 23 60 Z'],
+    detail: ['M50 50 C53 56 53 64 50 70'],
+    dot: [34, 57, 3.5],
+  },
+};
+
+function drawPiece(parent, piece) {
+  const side = SIDES[piece.color];
+  const shape = SHAPES[piece.kind];
+  // The shapes leave a margin: drawn 10 % larger about the square's centre.
+  const g = svgEl('g', { transform: 'translate(50 50) scale(1.1) translate(-50 -52)' }, parent);
+  svgEl('ellipse', { cx: 50, cy: 84, rx: 27, ry: 5, fill: 'rgba(0,0,0,0.22)' }, g);
+  for (const d of shape.body) {
+    svgEl('path', { d, fill: side.fill, stroke: side.stroke, 'stroke-width': 3.5, 'stroke-linejoin': 'round' }, g);
+  }
+  for (const d of shape.detail) {
+    svgEl('path', { d, fill: 'none', stroke: side.detail, 'stroke-width': 3.5, 'stroke-linecap': 'round' }, g);
+  }
+  for (const d of shape.spire || []) {
+    svgEl('path', { d, fill: 'none', stroke: side.stroke, 'stroke-width': 4.5, 'stroke-linecap': 'round' }, g);
+  }
+  if (shape.dot) {
+    const [cx, cy, r] = shape.dot;
+    svgEl('circle', { cx, cy, r, fill: side.detail }, g);
+  }
+}
+
+// The FEN's board and side to move. A `~` after a Neang marks a promoted pawn (input only; the
+// server writes plain `M`): it is drawn as the Neang it is.
+function parseFen(fen) {
+  const [placement, side] = fen.trim().split(/\s+/);
+  const pieces = new Map();
+  placement.split('/').forEach((row, i) => {
+    const rank = 8 - i;
+    let file = 0;
+    for (const c of row) {
+      if (c === '~') continue;
+      if (/\d/.test(c)) { file += Number(c); continue; }
+      const square = String.fromCharCode(97 + file) + rank;
+      pieces.set(square, { kind: c.toLowerCase(), color: c === c.toUpperCase() ? 'white' : 'black' });
+      file += 1;
+    }
+  });
+  return { pieces, toMove: side === 'b' ? 'black' : 'white' };
+}
+
+export function createBoard(host, { t, onMove }) {
+  let view = null;
+  let board = null; // parsed position
+  let byFrom = new Map(); // from square -> Map(to square -> UCI as the server listed it)
+  let selected = null;
+  let key = '';
+
+  const pieceName = (p) => t('ouk-chatrang.piece', {
+    color: t(`ouk-chatrang.${p.color}`),
+    piece: t(`ouk-chatrang.${p.kind}`),
+  });
+
+  const grid = createGrid(host, {
+    files: 8,
+    ranks: 8,
+    theme: THEME,
+    boardLabel: t('ouk-chatrang.board'),
+    drawPiece,
+    squareTitle: (square, piece) => (piece
+      ? t('ouk-chatrang.square_piece', { square, piece: pieceName(piece) })
+      : t('ouk-chatrang.square_empty', { square })),
+    onSquare: click,
+    canDrag: (square) => byFrom.has(square),
+    onDragStart: (square) => { if (selected !== square) select(square); },
+    onDrop: (from, to) => {
+      if (to && selected === from && byFrom.get(from).has(to)) send(from, to);
+    },
+  });
+
+  function select(square) {
+    selected = byFrom.has(square) ? square : null;
+    draw();
+  }
+
+  function send(from, to) {
+    const uci = byFrom.get(from).get(to);
+    selected = null;
+    draw();
+    onMove(uci);
+  }
+
+  function click(square) {
+    if (!view) return;
+    if (selected && square && byFrom.get(selected).has(square)) { send(selected, square); return; }
+    if (square && square !== selected && byFrom.has(square)) { select(square); return; }
+    if (selected) select(null);
+  }
+
+  function draw() {
+    if (!view) return;
+    const last = view.lastMove ? [view.lastMove.slice(0, 2), view.lastMove.slice(2, 4)] : [];
+    const check = [];
+    if (view.check) {
+      for (const [square, p] of board.pieces) if (p.kind === 'k' && p.color === board.toMove) check.push(square);
+    }
+    const colors = view.colors || ['white', 'black'];
+    grid.render({
+      pieces: board.pieces,
+      flipped: colors[view.orientation || 0] === 'black',
+      selected: selected ? [selected] : [],
+      targets: selected ? [...byFrom.get(selected).keys()] : [],
+      last,
+      check,
+    });
+  }
+
+  return {
+    update(v) {
+      const newKey = JSON.stringify([v.position, v.legal]);
+      if (newKey !== key) selected = null;
+      key = newKey;
+      view = v;
+      board = parseFen(v.position);
+      byFrom = new Map();
+      for (const uci of v.legal || []) {
+        const from = uci.slice(0, 2);
+        if (!byFrom.has(from)) byFrom.set(from, new Map());
+        byFrom.get(from).set(uci.slice(2, 4), uci);
+      }
+      draw();
+    },
+    destroy() {
+      grid.destroy();
+    },
+  };
+}

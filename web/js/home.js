@@ -1,0 +1,169 @@
+// The home page: create a room (online or pass-and-play), the lobby of public rooms waiting for
+// players, links to the rules.
+
+import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
+import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
+import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+
+const $ = (selector) => document.querySelector(selector);
+const LOBBY_REFRESH_MS = 10_000;
+// The colours of each game's seats, in seat order (Khan-Tsin: lightest first).
+const COLORS = { 'ouk-chatrang': ['white', 'black'], khan: ['white', 'black'] };
+const TSIN_COLORS = ['white', 'green', 'blue'];
+const DEFAULT_LAYOUT = '231'.repeat(12);
+
+// The colours a Khan-Tsin room as set up in the form is played with.
+function tsinColors() {
+  return $('#players').value === '3' ? TSIN_COLORS : $('#colors').value.split(',');
+}
+
+function seatColors() {
+  const game = $('#game').value;
+  return game === 'khan-tsin' ? tsinColors() : COLORS[game];
+}
+
+// Shows the fields of the chosen game and offers its seats.
+function refreshForm() {
+  const game = $('#game').value;
+  const tsin = game === 'khan-tsin';
+  for (const el of document.querySelectorAll('.tsin-only')) el.hidden = !tsin;
+  for (const el of document.querySelectorAll('.two-players')) el.hidden = !tsin || $('#players').value !== '2';
+  $('#game-blurb').textContent = t(`game.${game}.blurb`);
+  const seat = $('#seat');
+  const previous = seat.value;
+  seat.replaceChildren(new Option(t('home.seat_random'), 'random'));
+  for (const color of seatColors()) seat.add(new Option(colorName(game, color), color));
+  seat.value = [...seat.options].some((o) => o.value === previous) ? previous : 'random';
+}
+
+// Twelve of each square type, shuffled (Fisher-Yates).
+function randomLayout() {
+  const digits = [...'1'.repeat(12), ...'2'.repeat(12), ...'3'.repeat(12)];
+  for (let i = digits.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [digits[i], digits[j]] = [digits[j], digits[i]];
+  }
+  return digits.join('');
+}
+
+function validLayout(layout) {
+  return /^[123]{36}$/.test(layout) && ['1', '2', '3'].every((d) => layout.split(d).length - 1 === 12);
+}
+
+// The create request the form describes, or throws an Error whose message is a string key.
+function createRequest() {
+  const game = $('#game').value;
+  const local = $('#local').checked;
+  const name = $('#name').value.trim();
+  const startPosition = $('#start-position').value.trim();
+  const body = {
+    game,
+    visibility: local ? 'private' : $('#visibility').value,
+    seat: local ? 0 : $('#seat').value,
+    options: {},
+  };
+  if (name) body.name = name;
+  if (startPosition) {
+    // A start position fixes the players, colours and layout itself.
+    body.options.start_position = startPosition;
+    return body;
+  }
+  if (game === 'khan-tsin') {
+    body.seats = Number($('#players').value);
+    body.options.colors = tsinColors();
+    const layout = $('#layout').value.trim();
+    if (layout) {
+      if (!validLayout(layout)) throw new Error('home.bad_layout');
+      body.options.layout = layout;
+    }
+  }
+  return body;
+}
+
+async function create(event) {
+  event.preventDefault();
+  const error = $('#create-error');
+  error.textContent = '';
+  let body;
+  try {
+    body = createRequest();
+  } catch (problem) {
+    error.textContent = t(problem.message);
+    return;
+  }
+  const local = $('#local').checked;
+  rememberName(body.name);
+  $('#create').disabled = true;
+  try {
+    const created = await createRoom(body);
+    const code = created.invite_code;
+    keepSeat(code, created.room_id, created.seat, created.seat_token, { local });
+    if (local) await takeEverySeat(code);
+    location.href = roomUrl(code);
+  } catch (problem) {
+    error.textContent = errorText(problem);
+    $('#create').disabled = false;
+  }
+}
+
+async function refreshLobby() {
+  const list = $('#lobby');
+  $('#lobby-error').textContent = '';
+  let rooms;
+  try {
+    rooms = await lobby();
+  } catch (problem) {
+    $('#lobby-error').textContent = errorText(problem);
+    return;
+  }
+  list.replaceChildren(...rooms.map(lobbyEntry));
+  $('#lobby-empty').hidden = rooms.length > 0;
+}
+
+function lobbyEntry(room) {
+  const li = document.createElement('li');
+  const link = document.createElement('a');
+  link.href = roomUrl(room.invite_code);
+  link.textContent = t(`game.${room.game}`);
+  const seats = document.createElement('span');
+  seats.className = 'hint';
+  seats.textContent = t('home.lobby_seats', { taken: room.taken, seats: room.seats });
+  const join = document.createElement('button');
+  join.type = 'button';
+  join.dataset.join = room.invite_code;
+  join.textContent = t('home.join');
+  join.addEventListener('click', () => joinFromLobby(room.invite_code, join));
+  li.append(link, seats, join);
+  return li;
+}
+
+async function joinFromLobby(code, button) {
+  button.disabled = true;
+  const name = $('#name').value.trim();
+  rememberName(name);
+  try {
+    const joined = await joinRoom(code, name ? { name } : {});
+    keepSeat(code, joined.room_id, joined.seat, joined.seat_token);
+    location.href = roomUrl(code);
+  } catch (problem) {
+    $('#lobby-error').textContent = errorText(problem);
+    refreshLobby();
+  }
+}
+
+setUpLanguage();
+$('#name').value = lastName();
+refreshForm();
+for (const id of ['#game', '#players', '#colors']) $(id).addEventListener('change', refreshForm);
+$('#random-layout').addEventListener('click', () => {
+  $('#layout').value = randomLayout();
+});
+$('#layout').placeholder = DEFAULT_LAYOUT;
+$('#create-form').addEventListener('submit', create);
+$('#refresh-lobby').addEventListener('click', refreshLobby);
+onLanguageChange(() => {
+  refreshForm();
+  refreshLobby();
+});
+refreshLobby();
+setInterval(refreshLobby, LOBBY_REFRESH_MS);

@@ -1,0 +1,71 @@
+// The seats this browser holds, kept in localStorage so that a reload (or a later visit) returns
+// to them. One entry per room, under its invite code (lower case, as codes are case-insensitive):
+//   {room_id, local, seats: {"0": token, ...}}
+// `local` marks a pass-and-play room: this browser took every seat and plays them all.
+
+import { joinRoom, roomSummary } from './api.js';
+
+const PREFIX = 'khanate.room.';
+const NAME_KEY = 'khanate.name';
+
+function key(inviteCode) {
+  return PREFIX + inviteCode.toLowerCase();
+}
+
+function read(inviteCode) {
+  try {
+    return JSON.parse(localStorage.getItem(key(inviteCode))) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function write(inviteCode, entry) {
+  localStorage.setItem(key(inviteCode), JSON.stringify(entry));
+}
+
+// {roomId, local, seats: Map seat -> token} for this room (no seats when none is held).
+export function heldSeats(inviteCode) {
+  const entry = read(inviteCode);
+  return {
+    roomId: entry?.room_id ?? null,
+    local: Boolean(entry?.local),
+    seats: new Map(Object.entries(entry?.seats ?? {}).map(([seat, token]) => [Number(seat), token])),
+  };
+}
+
+// Remembers the token of a seat just taken; `local` when it belongs to a pass-and-play room.
+export function keepSeat(inviteCode, roomId, seat, token, { local = false } = {}) {
+  const entry = read(inviteCode) ?? { room_id: roomId, local, seats: {} };
+  entry.room_id = roomId;
+  entry.local = entry.local || local;
+  entry.seats[seat] = token;
+  write(inviteCode, entry);
+}
+
+// Forgets a seat whose token the server no longer knows (close 4003).
+export function forgetSeat(inviteCode, seat) {
+  const entry = read(inviteCode);
+  if (!entry) return;
+  delete entry.seats[seat];
+  if (Object.keys(entry.seats).length === 0) localStorage.removeItem(key(inviteCode));
+  else write(inviteCode, entry);
+}
+
+// The name last typed, offered again in the next form.
+export function lastName() {
+  return localStorage.getItem(NAME_KEY) ?? '';
+}
+
+export function rememberName(name) {
+  if (name) localStorage.setItem(NAME_KEY, name);
+}
+
+// Pass-and-play: this browser takes every seat still free in a room it holds a seat of.
+export async function takeEverySeat(inviteCode) {
+  const summary = await roomSummary(inviteCode);
+  for (const seat of summary.seats.filter((s) => !s.taken)) {
+    const joined = await joinRoom(inviteCode, { seat: seat.seat });
+    keepSeat(inviteCode, joined.room_id, joined.seat, joined.seat_token, { local: true });
+  }
+}

@@ -1,0 +1,212 @@
+// One WebSocket to a room, for one held seat (or for watching): it says hello with the seat's
+// token and the last version it has, hands the room's events over in order, reconnects by itself
+// with growing, jittered waits, and sends again, with the same cid, every command the server had
+// not answered when the connection dropped (the server answers a known cid as before, so a
+// command is never played twice).
+//
+//   const socket = new RoomSocket({ room, token, onFrame, onState });
+//   socket.state        'connecting' | 'online' | 'offline'
+//   socket.failure      null, or {code} once it gave up (the hello's error code, or the close code)
+//   socket.retryAt      while offline and not given up: when the next attempt starts (ms epoch)
+//   await socket.send('move', { move: 'e3e4', v: 3 })   resolves with the ack's d, rejects with
+//                                                       an Error carrying the reject's code
+//   socket.close()
+
+import { socketUrl } from './api.js';
+
+// Close codes after which trying again cannot help: a bad hello, no such room, a token the room
+// does not know, a client that sends what the server refuses.
+const GIVE_UP = new Map([
+  [4000, 'bad_hello'],
+  [4001, 'unknown_room'],
+  [4003, 'bad_token'],
+  [1008, 'bad_message'],
+  [1009, 'bad_message'],
+]);
+const FIRST_RETRY_MS = 500;
+const LONGEST_RETRY_MS = 15_000;
+// The browser answers the server's pings itself but never tells the page when they stop, so the
+// page pings too, to notice a connection that died silently (a phone that slept, a lost network).
+const PING_EVERY_MS = 15_000;
+const SILENT_FOR_MS = 2 * PING_EVERY_MS + 5_000;
+
+// Client ids must never repeat for a seat (the server keeps a room's acks by cid for its whole
+// life), so each page load draws its own prefix.
+const pageId = Math.random().toString(36).slice(2, 10);
+let commands = 0;
+
+export class RoomSocket {
+  constructor({ room, token = null, onFrame, onState }) {
+    this.room = room;
+    this.token = token;
+    this.onFrame = onFrame;
+    this.onState = onState;
+    this.state = 'connecting';
+    this.failure = null;
+    this.retryAt = null;
+    this.lastV = null;
+    this.pending = new Map();
+    this.attempts = 0;
+    this.ws = null;
+    this.timer = null;
+    this.heartbeat = null;
+    this.heardAt = 0;
+    this.closing = false;
+    // Back on the network: no reason to wait out the backoff.
+    this.wake = () => {
+      if (this.state === 'offline' && !this.failure) this.connect();
+    };
+    window.addEventListener('online', this.wake);
+    this.connect();
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    this.retryAt = null;
+    this.error = null;
+    this.setState('connecting');
+    const ws = new WebSocket(socketUrl());
+    this.ws = ws;
+    ws.onopen = () => {
+      const hello = { protocol: 1, room: this.room };
+      if (this.token) hello.token = this.token;
+      if (this.lastV !== null) hello.last_v = this.lastV;
+      ws.send(JSON.stringify({ t: 'hello', d: hello }));
+    };
+    ws.onmessage = (message) => {
+      if (ws === this.ws) this.receive(JSON.parse(message.data));
+    };
+    ws.onclose = (event) => {
+      if (ws === this.ws) this.dropped(event.code);
+    };
+  }
+
+  receive(frame) {
+    this.heardAt = Date.now();
+    switch (frame.t) {
+      case 'welcome':
+        this.attempts = 0;
+        this.setState('online');
+        this.startHeartbeat();
+        this.onFrame(frame);
+        for (const { frame: command } of this.pending.values()) this.ws.send(JSON.stringify(command));
+        return;
+      case 'ack':
+        return this.settle(frame.d.cid, (p) => p.resolve(frame.d));
+      case 'reject':
+        // `unavailable`: the server closes the connection and the command is sent again, with
+        // its cid, once reconnected; the server then plays it or acks it, whichever it has done.
+        if (frame.d.code === 'unavailable') return;
+        return this.settle(frame.d.cid, (p) =>
+          p.reject(Object.assign(new Error(frame.d.message), { code: frame.d.code })),
+        );
+      case 'error':
+        this.error = frame.d.code;
+        return;
+      case 'pong':
+        return;
+      case 'snapshot':
+        this.lastV = frame.v;
+        this.onFrame(frame);
+        return;
+      default:
+        if (frame.v === undefined) {
+          this.onFrame(frame);
+          return;
+        }
+        if (this.lastV !== null && frame.v <= this.lastV) return;
+        if (this.lastV !== null && frame.v > this.lastV + 1) {
+          // The server promises no holes; should one appear, resume from what we have.
+          this.restart();
+          return;
+        }
+        this.lastV = frame.v;
+        this.onFrame(frame);
+    }
+  }
+
+  settle(cid, how) {
+    const pending = this.pending.get(cid);
+    if (!pending) return;
+    this.pending.delete(cid);
+    how(pending);
+  }
+
+  send(type, d = {}) {
+    const cid = `${pageId}-${++commands}`;
+    const frame = { t: type, cid, d };
+    return new Promise((resolve, reject) => {
+      if (this.failure) {
+        reject(Object.assign(new Error(this.failure.code), { code: this.failure.code }));
+        return;
+      }
+      this.pending.set(cid, { frame, resolve, reject });
+      if (this.state === 'online') this.ws.send(JSON.stringify(frame));
+    });
+  }
+
+  dropped(code) {
+    this.stopHeartbeat();
+    this.ws = null;
+    if (this.closing) return;
+    if (GIVE_UP.has(code)) {
+      this.failure = { code: this.error ?? GIVE_UP.get(code) };
+      for (const pending of this.pending.values()) {
+        pending.reject(Object.assign(new Error(this.failure.code), { code: this.failure.code }));
+      }
+      this.pending.clear();
+      this.setState('offline');
+      return;
+    }
+    // Full jitter: many clients dropped by one restart do not all come back at the same instant.
+    const ceiling = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** this.attempts);
+    const wait = ceiling / 2 + Math.random() * (ceiling / 2);
+    this.attempts += 1;
+    this.retryAt = Date.now() + wait;
+    this.timer = setTimeout(() => this.connect(), wait);
+    this.setState('offline');
+  }
+
+  // Drops the current connection and opens a new one at once.
+  restart() {
+    const ws = this.ws;
+    this.stopHeartbeat();
+    this.ws = null;
+    ws?.close();
+    this.connect();
+  }
+
+  startHeartbeat() {
+    this.stopHeartbeat();
+    this.heartbeat = setInterval(() => {
+      if (Date.now() - this.heardAt > SILENT_FOR_MS) {
+        const ws = this.ws;
+        this.ws = null;
+        ws?.close();
+        this.dropped(1006);
+        return;
+      }
+      this.ws?.send(JSON.stringify({ t: 'ping' }));
+    }, PING_EVERY_MS);
+  }
+
+  stopHeartbeat() {
+    clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  setState(state) {
+    this.state = state;
+    this.onState(this);
+  }
+
+  close() {
+    this.closing = true;
+    clearTimeout(this.timer);
+    this.stopHeartbeat();
+    window.removeEventListener('online', this.wake);
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close(1000);
+  }
+}
