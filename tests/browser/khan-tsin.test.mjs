@@ -1,0 +1,152 @@
+// Khan-Tsin in the browser: two players in two browser contexts (white on a desktop, green on a
+// phone) create and join a room by its invite link and play by clicking the dragon track: the end of a
+// placement phase (pawn or Khan-pawn, the neutral pawns filling the track) and the end of a game
+// (how many pawns, which way, the Khan-pawn's winning 9-stack).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from './lib/server.mjs';
+import { launchBrowser, screenshot } from './lib/browser.mjs';
+import {
+  clickSquare, clickButton, playMove, waitForRoom, waitForVersion, roomState, moveList, resultText,
+  squaresWith, seatsByName, eventually, twoPlayers,
+} from './lib/pages.mjs';
+
+const LAYOUT = '231231231231231231231231231231231231';
+
+// White has placed 10 pawns (Khan-pawn still in hand), green 11: white's next placement may be
+// a pawn or the Khan-pawn (single squares, T-5), its last one must be the Khan-pawn.
+const PLACEMENT_END = `w/w/w/w/w/w/w/w/-/w/w/-/g/g/g/g/g/g/g/g/-/g/G/-/-/-/-/-/-/-/-/-/-/-/-/- ${LAYOUT} wg w`;
+
+// A partial position in the movement phase (rules "Notation", field `m`): white's Khan-pawn on
+// the single square 2 is one step from [b,g,b,g,b,g,w] on 3. White first brings one more white
+// pawn there from 0 (double: 2 steps; 1 or 2 pawns may move, the other way round), green
+// answers far away, and the Khan-pawn lands on the 8-stack: height 9, Khan on top (T-13).
+const NEAR_THE_END = `gw/-/W/bgbgbgw/-/-/-/-/-/-/-/-/-/-/-/-/-/-/b/-/g/-/b/-/-/-/-/-/-/-/-/-/-/-/b/- ${LAYOUT} wg w m`;
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer('khan-tsin');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// The two players of a new room from `startPosition`, once the game has started: white (seat 0,
+// on move) created it on a desktop, green joined by the invite link on a phone.
+async function startGame(t, startPosition) {
+  // The start position fixes players, colours and layout.
+  const { first: white, second: green, invite } = await twoPlayers(t, browser, server, { game: 'khan-tsin', startPosition });
+  assert.deepEqual(await seatsByName(server, invite), { Dara: 0, Sok: 1 });
+  for (const page of [white, green]) await waitForRoom(page, { status: 'playing', toMove: '0' });
+  return { white, green };
+}
+
+// Waits until this page's board lets `square` start a move (the move before it has arrived).
+async function canStartAt(page, square) {
+  await page.waitForSelector(`#board [data-square="${square}"]:is(.target, .movable)`);
+}
+
+async function phase(page) {
+  return page.getAttribute('#board svg', 'data-phase');
+}
+
+test('the end of the placement phase: pawn or Khan-pawn, then the neutral pawns fill the track', async (t) => {
+  const { white, green } = await startGame(t, PLACEMENT_END);
+  await canStartAt(white, '8');
+  assert.equal(await phase(white), 'placement');
+  assert.deepEqual(
+    (await squaresWith(white, 'target')).map(Number).sort((a, b) => a - b),
+    [8, 11, 20, 23, 26, 29, 32, 35],
+  );
+
+  // Both a pawn and the Khan-pawn may go on 8: the board asks which.
+  const before = (await roomState(white)).version;
+  await clickSquare(white, '8');
+  assert.deepEqual(await squaresWith(white, 'selected'), ['8']);
+  assert.equal(await white.locator('#board [data-place]').count(), 2);
+  await clickButton(white, '[data-place="p"]');
+  await waitForVersion(green, before + 1);
+
+  // Green's Khan-pawn is down: one click places a pawn.
+  await canStartAt(green, '20');
+  await playMove(green, ['20']);
+  // White's last pawn must be its Khan-pawn: one click, no question.
+  await canStartAt(white, '11');
+  await playMove(white, ['11']);
+  await canStartAt(green, '23');
+  await playMove(green, ['23']);
+
+  for (const page of [white, green]) {
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 4), ['p8', 'p20', 'K11', 'p23']);
+    assert.equal(await eventually(() => phase(page), (p) => p === 'movement'), 'movement');
+  }
+  // The neutral blue pawns filled the 12 squares left: no square is empty now.
+  const titles = await white.locator('#board [data-square] > title').allTextContents();
+  assert.deepEqual(titles.filter((title) => title.endsWith(': empty')), []);
+  assert.ok(await white.locator('#board [data-square].movable').count() > 0);
+});
+
+test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-stack wins', async (t) => {
+  const { white, green } = await startGame(t, NEAR_THE_END);
+  await canStartAt(white, '0');
+  assert.equal(await phase(white), 'movement');
+  assert.deepEqual((await squaresWith(white, 'movable')).sort(), ['0', '2', '3']);
+  assert.deepEqual(await squaresWith(green, 'movable'), []);
+
+  // 0 holds [g, w] on a double square: 2 occupied squares either way, 3 or 22 (past 34). One
+  // pawn may go either way, two only to 22 (3 would hold 4 green pawns, T-10).
+  await clickSquare(white, '0');
+  assert.deepEqual(await squaresWith(white, 'selected'), ['0']);
+  assert.equal(await white.locator('#board [data-count]').count(), 2);
+  assert.deepEqual(await squaresWith(white, 'target'), []);
+  await clickButton(white, '[data-count="1"]');
+  assert.deepEqual((await squaresWith(white, 'target')).sort(), ['22', '3']);
+  // Clicking the selected stack again cancels; choosing again rebuilds the move.
+  await clickSquare(white, '0');
+  assert.deepEqual(await squaresWith(white, 'selected'), []);
+  await clickSquare(white, '0');
+  await clickButton(white, '[data-count="2"]');
+  assert.deepEqual(await squaresWith(white, 'target'), ['22']);
+  await clickButton(white, '[data-count="1"]');
+  await screenshot(white, 'khan-tsin-desktop');
+  await playMove(white, ['3']);
+
+  for (const page of [white, green]) {
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['0:1+ to 3']);
+  }
+  assert.deepEqual((await eventually(() => squaresWith(green, 'last'), (s) => s.length === 2)).sort(), ['0', '3']);
+
+  // 20 holds a lone green pawn on a single square: no count to choose, two ways to go.
+  await canStartAt(green, '20');
+  await clickSquare(green, '20');
+  assert.equal(await green.locator('#board [data-count]').count(), 0);
+  assert.deepEqual((await squaresWith(green, 'target')).sort(), ['18', '22']);
+  await screenshot(green, 'khan-tsin-phone');
+  const before = (await roomState(green)).version;
+  await clickButton(green, '[data-direction="+"]');
+  await waitForVersion(white, before + 1);
+
+  // The Khan-pawn on 2 (single square) steps onto 3: [b,g,b,g,b,g,w,w] + Khan = 9, white wins.
+  await canStartAt(white, '2');
+  await clickSquare(white, '2');
+  assert.deepEqual((await squaresWith(white, 'target')).sort(), ['0', '3']);
+  await clickSquare(white, '3');
+
+  for (const page of [white, green]) {
+    await waitForRoom(page, { status: 'finished' });
+    assert.deepEqual(await moveList(page), ['0:1+ to 3', '20:1+ to 22', '2:1+ to 3']);
+    assert.notEqual(await resultText(page), '');
+    assert.deepEqual((await squaresWith(page, 'last')).sort(), ['2', '3']);
+    assert.equal(await page.locator('#board [data-square].movable, #board [data-square].target').count(), 0);
+  }
+  const height = await white.locator('#board [data-square="3"] > title').textContent();
+  assert.match(height, /height 9/);
+  await screenshot(white, 'khan-tsin-desktop-end');
+  await screenshot(green, 'khan-tsin-phone-end');
+});

@@ -1,0 +1,169 @@
+// A room's life around the game itself: a reload returns to the seat, a killed and restarted
+// server is rejoined by itself, a spectator sees a three-player Khan-Tsin game, one browser plays
+// both sides (pass-and-play), the language switch, and an invite link that leads nowhere.
+// Each board is photographed at desktop and phone size (target/browser-artifacts/).
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { allowErrors, launchBrowser, newPage, screenshot } from './lib/browser.mjs';
+import {
+  clickButton, startMove, twoPlayers, createRoom, eventually, joinRoom, moveList, openRoom,
+  playMove, resultText, roomState, seatsByName, setLanguage, waitForConnection, waitForRoom,
+  waitForVersion,
+} from './lib/pages.mjs';
+import { startServer } from './lib/server.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer('lifecycle');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Every square of the board with its classes and what is drawn on it: equal for two pages that
+// show the same position, last move and orientation.
+function boardPicture(page) {
+  return page
+    .locator('#board [data-square]')
+    .evaluateAll((squares) => squares.map((el) => `${el.getAttribute('data-square')} ${el.getAttribute('class')} ${el.innerHTML}`));
+}
+
+const controls = ['#resign', '#offer-draw', '#accept-draw', '#decline-draw', '#claim-draw', '#rematch'];
+
+async function visibleControls(page) {
+  const shown = [];
+  for (const control of controls) if (await page.locator(control).isVisible()) shown.push(control);
+  return shown;
+}
+
+test('a reload returns to the seat, the position as it was', async (t) => {
+  const { first: white, second: black } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  await playMove(white, ['e3', 'e4']);
+  await waitForVersion(black, (await roomState(white)).version);
+  const version = await playMove(black, ['d6', 'd5']);
+  await waitForVersion(white, version);
+  const moves = await moveList(white);
+  assert.equal(moves.length, 2);
+  const picture = await boardPicture(white);
+
+  await white.reload();
+  await waitForRoom(white, { role: 'player', version, toMove: '0' });
+  assert.deepEqual(await moveList(white), moves);
+  assert.deepEqual(await boardPicture(white), picture);
+  assert.ok((await visibleControls(white)).includes('#resign'), 'the player still has the resign button');
+
+  // Still White: the pawn on e4 takes on d5, and Black sees it.
+  const after = await playMove(white, ['e4', 'd5']);
+  await waitForVersion(black, after);
+  assert.equal((await moveList(black)).length, 3);
+  await screenshot(white, 'ouk-chatrang-reload-desktop');
+  await screenshot(black, 'ouk-chatrang-reload-phone');
+});
+
+test('a killed and restarted server is rejoined by itself', async (t) => {
+  const { first: white, second: black } = await twoPlayers(t, browser, server, { game: 'khan' });
+  for (const page of [white, black]) {
+    // The browser's own lines about the refused connections while the server is down.
+    allowErrors(page, /net::ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/);
+  }
+  const version = await playMove(white, ['a3', 'a4']);
+  await waitForVersion(black, version);
+  await waitForConnection(white, 'online');
+  await waitForConnection(black, 'online');
+
+  await server.kill();
+  await waitForConnection(white, 'offline');
+  await waitForConnection(black, 'offline');
+  await server.restart();
+  // Reconnection backs off: allow a few attempts.
+  await waitForConnection(white, 'online', { timeout: 30_000 });
+  await waitForConnection(black, 'online', { timeout: 30_000 });
+
+  const moved = await playMove(black, ['a8', 'a7']);
+  await waitForVersion(white, moved);
+  assert.equal((await moveList(white)).length, 2);
+  assert.deepEqual(await moveList(white), await moveList(black));
+  await screenshot(white, 'khan-restart-desktop');
+  await screenshot(black, 'khan-restart-phone');
+});
+
+test('a spectator sees every move of a three-player Khan-Tsin game', async (t) => {
+  const creator = await newPage(t, browser);
+  const invite = await createRoom(creator, server, { game: 'khan-tsin', players: 3, name: 'Dara' });
+  const second = await newPage(t, browser);
+  await joinRoom(second, invite, { name: 'Sok' });
+  const third = await newPage(t, browser);
+  await joinRoom(third, invite, { name: 'Chan' });
+  const spectator = await newPage(t, browser, { viewport: 'phone' });
+  await openRoom(spectator, invite);
+  await waitForRoom(spectator, { role: 'spectator', status: 'playing' });
+  assert.deepEqual(await visibleControls(spectator), []);
+  assert.equal(await spectator.locator('#take-seat').isVisible(), false);
+
+  const seats = await seatsByName(server, invite);
+  const players = { [seats.Dara]: creator, [seats.Sok]: second, [seats.Chan]: third };
+  // Placement begins on the triple squares: 1, 4, 7, ... on the default layout (231 repeated).
+  const placed = [];
+  for (const square of [1, 4, 7, 10, 13, 16]) {
+    const { toMove, version } = await roomState(spectator);
+    const player = players[toMove];
+    await startMove(player, String(square));
+    await clickButton(player, '[data-place="p"]');
+    await waitForVersion(player, version + 1);
+    placed.push(`p${square}`);
+    await waitForVersion(spectator, version + 1);
+    assert.deepEqual(await moveList(spectator), placed);
+  }
+  for (const page of [creator, second, third]) {
+    assert.deepEqual(await eventually(() => moveList(page), (list) => list.length === placed.length), placed);
+  }
+  await screenshot(creator, 'khan-tsin-3p-desktop');
+  await screenshot(spectator, 'khan-tsin-3p-spectator-phone');
+});
+
+test('one browser plays both sides of an Ouk Chatrang game to a repetition', async (t) => {
+  const page = await newPage(t, browser);
+  await createRoom(page, server, { game: 'ouk-chatrang', local: true });
+  await waitForRoom(page, { role: 'local', status: 'playing' });
+  // The Knights go out and back twice: the start position stands for the third time.
+  const shuffle = [['b1', 'd2'], ['g8', 'e7'], ['d2', 'b1'], ['e7', 'g8']];
+  for (const move of [...shuffle, ...shuffle]) await playMove(page, move);
+  assert.equal((await moveList(page)).length, 8);
+  await page.click('#claim-draw');
+  await waitForRoom(page, { status: 'finished' });
+  assert.match(await resultText(page), /repetition/i);
+  await screenshot(page, 'ouk-chatrang-local');
+});
+
+test('the language switch turns the home page Korean and back', async (t) => {
+  const page = await newPage(t, browser);
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('html[lang="en"]');
+  const english = await page.locator('body').innerText();
+  await setLanguage(page, 'ko');
+  const korean = await page.locator('body').innerText();
+  assert.match(korean, /[\uac00-\ud7a3]/, 'Hangul on the page');
+  assert.notEqual(korean, english);
+  await screenshot(page, 'home-ko');
+  await setLanguage(page, 'en');
+  assert.equal(await page.locator('body').innerText(), english);
+});
+
+test('an invite link that leads nowhere says so', async (t) => {
+  const page = await newPage(t, browser);
+  // The browser reports the room's 404 on its own.
+  allowErrors(page, /status of 404/);
+  await page.goto(`${server.url}/r/nosuchroom`);
+  const message = page.locator('#notice');
+  await message.waitFor({ state: 'visible' });
+  assert.match(await message.innerText(), /no such room/i);
+  assert.equal(await message.locator('a[href]').count(), 1, 'a way back to the home page');
+  assert.equal(await page.locator('#board [data-square]').count(), 0);
+  await screenshot(page, 'room-not-found');
+});
