@@ -12,7 +12,7 @@ use khanate::rules::GameKind;
 use khanate::store::Store;
 use tracing_subscriber::EnvFilter;
 
-/// Khanate: online rooms for Ouk Chatrang (Cambodian chess); Khan and Khan-Tsin are coming.
+/// Khanate: online rooms for Ouk Chatrang (Cambodian chess), Khan and Khan-Tsin.
 #[derive(Parser)]
 #[command(name = "khanate", version, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -100,6 +100,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("shutting down");
     running.shutdown().await?;
+    tracing::info!("stopped: every client was told, every commit finished");
     Ok(())
 }
 

@@ -390,13 +390,19 @@ impl Actor {
         self.drop_conns(dead);
     }
 
-    /// Forgets connections that could not keep up: dropping their sender ends their writer, which
-    /// closes the socket with 1013 so the client resyncs.
+    /// Forgets connections a frame could not be sent to. One whose queue is full could not keep
+    /// up: dropping its sender ends its writer, which closes the socket with 1013 so the client
+    /// resyncs. One whose queue is closed has already gone (the client left, or the server is
+    /// shutting down), which is no slowness of the client.
     fn drop_conns(&mut self, ids: Vec<u64>) {
         for id in ids {
             if let Some(conn) = self.conns.remove(&id) {
-                info!(conn = id, "connection dropped: its outbound queue is full");
-                telemetry::slow_drop();
+                if conn.out.is_closed() {
+                    debug!(conn = id, "disconnected");
+                } else {
+                    info!(conn = id, "connection dropped: its outbound queue is full");
+                    telemetry::slow_drop();
+                }
                 self.presence_left(conn.seat);
             }
         }
