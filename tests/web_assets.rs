@@ -123,3 +123,50 @@ async fn pages_carry_the_public_url_path_behind_a_stripping_proxy() {
     assert!(body.contains("<base href=\"/play/\">"), "{body}");
     server.shutdown().await;
 }
+
+/// Encoded slashes and dots cannot reach a file outside `web/` (a debug build reads the files from
+/// the disk, where such a path would otherwise lead to the binary, /etc or the database).
+#[tokio::test]
+async fn no_file_outside_the_client_is_served() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    for path in [
+        "/assets/%2Fproc%2Fself%2Fexe",
+        "/assets/%2Fetc%2Fpasswd",
+        "/assets/..%2F..%2F..%2F..%2F..%2F..%2F..%2Fetc%2Fmtab",
+        "/assets/..%2FCargo.toml",
+        "/assets/js%2F..%2F..%2FCargo.toml",
+        "/assets/js/%2E%2E/%2E%2E/Cargo.toml",
+        "/assets/js//room.js",
+    ] {
+        let (status, _, body) = fetch(&server, path).await;
+        assert_eq!(status, 404, "{path}: {}", &body[..body.len().min(80)]);
+    }
+    server.shutdown().await;
+}
+
+/// Pages may not be framed by another site (a framed room page could be clicked into resigning),
+/// and no file is sniffed into another type.
+#[tokio::test]
+async fn pages_refuse_framing_and_files_their_sniffing() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let code = create_room(&server, "").await;
+    for path in [
+        "/".to_owned(),
+        format!("/r/{code}"),
+        "/rules/khan".to_owned(),
+    ] {
+        let response = reqwest::get(server.http(&path)).await.unwrap();
+        let headers = response.headers();
+        assert_eq!(headers["x-frame-options"], "DENY", "{path}");
+        assert_eq!(
+            headers["content-security-policy"], "frame-ancestors 'none'",
+            "{path}"
+        );
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+    }
+    let response = reqwest::get(server.http("/assets/js/room.js"))
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-content-type-options"], "nosniff");
+    server.shutdown().await;
+}

@@ -18,6 +18,16 @@ struct Assets;
 /// What each page file holds in place of the real base, replaced when it is served.
 const BASE_PLACEHOLDER: &str = "<base href=\"/\">";
 
+/// No file is taken for another type than it is served as.
+const NOSNIFF: [(header::HeaderName, &str); 1] = [(header::X_CONTENT_TYPE_OPTIONS, "nosniff")];
+
+/// No other site may frame a page: a framed room page could be clicked into resigning (both
+/// headers, for old browsers and new).
+const NO_FRAMING: [(header::HeaderName, &str); 2] = [
+    (header::X_FRAME_OPTIONS, "DENY"),
+    (header::CONTENT_SECURITY_POLICY, "frame-ancestors 'none'"),
+];
+
 /// `GET /`: the home page.
 pub async fn home(State(state): State<AppState>) -> Response {
     page(&state.config, "index.html", StatusCode::OK)
@@ -46,8 +56,14 @@ pub async fn rules(State(state): State<AppState>, Path(game): Path<String>) -> R
 /// `GET /assets/{*path}`: any other file of the client, revalidated by its hash on each use so a
 /// new server version never leaves a browser with stale scripts.
 pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
-    let Some(file) = Assets::get(&path) else {
-        return (StatusCode::NOT_FOUND, "no such file").into_response();
+    // Only the client's own files, by their exact names: a debug build reads from the disk, where
+    // `Assets::get` follows encoded `..` and absolute paths out of `web/`.
+    let file = Assets::iter()
+        .any(|name| name == path)
+        .then(|| Assets::get(&path))
+        .flatten();
+    let Some(file) = file else {
+        return (StatusCode::NOT_FOUND, NOSNIFF, "no such file").into_response();
     };
     let etag = format!("\"{}\"", hex(&file.metadata.sha256_hash()));
     let fresh = headers
@@ -59,13 +75,13 @@ pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
         (header::CACHE_CONTROL, "no-cache".to_owned()),
     ];
     if fresh {
-        return (StatusCode::NOT_MODIFIED, cache).into_response();
+        return (StatusCode::NOT_MODIFIED, NOSNIFF, cache).into_response();
     }
     let content_type = [(
         header::CONTENT_TYPE,
         HeaderValue::from_static(content_type(&path)),
     )];
-    (cache, content_type, file.data.into_owned()).into_response()
+    (NOSNIFF, cache, content_type, file.data.into_owned()).into_response()
 }
 
 /// A page with its base set; pages are never cached since they carry the configured base.
@@ -83,7 +99,7 @@ fn page(config: &Config, name: &str, status: StatusCode) -> Response {
         ),
         (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
     ];
-    (status, headers, html).into_response()
+    (status, NOSNIFF, NO_FRAMING, headers, html).into_response()
 }
 
 /// The path the browser sees the server under, without a trailing slash: the path of the public
