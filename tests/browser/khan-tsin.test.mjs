@@ -1,15 +1,17 @@
 // Khan-Tsin in the browser: two players in two browser contexts (white on a desktop, green on a
 // phone) create and join a room by its invite link and play by clicking the dragon track: the end of a
 // placement phase (pawn or Khan-pawn, the neutral pawns filling the track) and the end of a game
-// (how many pawns, which way, the Khan-pawn's winning 9-stack).
+// (how many pawns, which way, the Khan-pawn's winning 9-stack); a move that counts round the
+// circle past its start (fewer stacks than its distance); and three players, one of whom resigns
+// while another is on move.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from './lib/server.mjs';
-import { launchBrowser, screenshot } from './lib/browser.mjs';
+import { launchBrowser, newPage, screenshot } from './lib/browser.mjs';
 import {
   clickSquare, clickButton, playMove, waitForRoom, waitForVersion, roomState, moveList, resultText,
-  squaresWith, seatsByName, eventually, twoPlayers,
+  squaresWith, seatsByName, eventually, twoPlayers, createRoom, joinRoom, startMove,
 } from './lib/pages.mjs';
 
 const LAYOUT = '231231231231231231231231231231231231';
@@ -23,6 +25,13 @@ const PLACEMENT_END = `w/w/w/w/w/w/w/w/-/w/w/-/g/g/g/g/g/g/g/g/-/g/G/-/-/-/-/-/-
 // pawn there from 0 (double: 2 steps; 1 or 2 pawns may move, the other way round), green
 // answers far away, and the Khan-pawn lands on the 8-stack: height 9, Khan on top (T-13).
 const NEAR_THE_END = `gw/-/W/bgbgbgw/-/-/-/-/-/-/-/-/-/-/-/-/-/-/b/-/g/-/b/-/-/-/-/-/-/-/-/-/-/-/b/- ${LAYOUT} wg w m`;
+
+// Three stacks only: white's lone pawn on the triple square 1 moves 3, but only 2 other squares
+// are occupied, so the count goes on round the circle (T-9 as the server applies it to partial
+// positions): clockwise the others are [10, 20], the third count lands on 10 again; the other
+// way [20, 10], on 20 (`khanate play khan-tsin --position ... 1:1+`: white lands on 10; `1:1-`
+// on 20).
+const FEW_STACKS = `-/w/-/-/-/-/-/-/-/-/g/-/-/-/-/-/-/-/-/-/g/-/-/-/-/-/-/-/-/-/-/-/-/-/-/- ${LAYOUT} wg w m`;
 
 let server;
 let browser;
@@ -118,7 +127,7 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
   await playMove(white, ['3']);
 
   for (const page of [white, green]) {
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['0:1+ to 3']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['0:1+ → 3']);
   }
   assert.deepEqual((await eventually(() => squaresWith(green, 'last'), (s) => s.length === 2)).sort(), ['0', '3']);
 
@@ -140,7 +149,7 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
 
   for (const page of [white, green]) {
     await waitForRoom(page, { status: 'finished' });
-    assert.deepEqual(await moveList(page), ['0:1+ to 3', '20:1+ to 22', '2:1+ to 3']);
+    assert.deepEqual(await moveList(page), ['0:1+ → 3', '20:1+ → 22', '2:1+ → 3']);
     assert.notEqual(await resultText(page), '');
     assert.deepEqual((await squaresWith(page, 'last')).sort(), ['2', '3']);
     assert.equal(await page.locator('#board [data-square].movable, #board [data-square].target').count(), 0);
@@ -149,4 +158,75 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
   assert.match(height, /height 9/);
   await screenshot(white, 'khan-tsin-desktop-end');
   await screenshot(green, 'khan-tsin-phone-end');
+});
+
+test('a move with fewer stacks to count than its distance goes round the circle, as the server counts', async (t) => {
+  const { white, green } = await startGame(t, FEW_STACKS);
+  await canStartAt(white, '1');
+  assert.deepEqual(await squaresWith(white, 'movable'), ['1']);
+  await clickSquare(white, '1');
+  assert.deepEqual(await squaresWith(white, 'selected'), ['1']);
+  assert.deepEqual((await squaresWith(white, 'target')).sort(), ['10', '20']);
+  assert.deepEqual(
+    await white.locator('#board [data-direction]').allTextContents(),
+    ['↻ to 10', '↺ to 20'],
+  );
+  await playMove(white, ['10']);
+
+  for (const page of [white, green]) {
+    // The server's display is `1:1+ to 10`; the list shows it without English words.
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['1:1+ → 10']);
+    assert.deepEqual((await eventually(() => squaresWith(page, 'last'), (s) => s.length === 2)).sort(), ['1', '10']);
+    const stack = await page.locator('#board [data-square="10"] > title').textContent();
+    assert.match(stack, /height 2/);
+  }
+  // Green's lone pawn on the single square 20 has one other stack to count either way: 10.
+  await waitForRoom(green, { toMove: '1' });
+  await canStartAt(green, '20');
+  await clickSquare(green, '20');
+  assert.deepEqual(await squaresWith(green, 'target'), ['10']);
+});
+
+test('three players: one resigns (after a confirmation) while another is on move, who still moves', async (t) => {
+  const creator = await newPage(t, browser);
+  const invite = await createRoom(creator, server, { game: 'khan-tsin', players: 3, seat: 'white', name: 'Dara' });
+  const second = await newPage(t, browser);
+  await joinRoom(second, invite, { name: 'Sok' });
+  const third = await newPage(t, browser, { viewport: 'phone' });
+  await joinRoom(third, invite, { name: 'Chan' });
+  const seats = await seatsByName(server, invite);
+  const bySeat = [];
+  for (const [name, page] of [['Dara', creator], ['Sok', second], ['Chan', third]]) bySeat[seats[name]] = page;
+  for (const page of bySeat) await waitForRoom(page, { status: 'playing', toMove: '0' });
+
+  // White places a pawn: green (seat 1) is on move with its legal moves.
+  let version = (await roomState(bySeat[0])).version;
+  await startMove(bySeat[0], '1');
+  await clickButton(bySeat[0], '[data-place="p"]');
+  version = await waitForVersion(bySeat[0], version + 1);
+  for (const page of bySeat) await waitForRoom(page, { toMove: '1' });
+  await canStartAt(bySeat[1], '4');
+
+  // Blue (seat 2), not on move, resigns: the page asks first (the test accepts).
+  const asked = [];
+  bySeat[2].on('dialog', (dialog) => asked.push(`${dialog.type()}: ${dialog.message()}`));
+  await bySeat[2].click('#resign');
+  for (const page of bySeat) await waitForVersion(page, version + 1);
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /^confirm: .*resign/i);
+  await bySeat[2].locator('#resign').waitFor({ state: 'hidden' });
+  assert.equal(await bySeat[2].locator('#players li[data-seat="2"].left').count(), 1);
+  assert.match(await bySeat[1].textContent('#message'), /resigned/);
+
+  // The turn stayed with green, whose moves stand: it places by clicking, as before.
+  await waitForRoom(bySeat[1], { toMove: '1' });
+  await canStartAt(bySeat[1], '4');
+  await startMove(bySeat[1], '4');
+  await clickButton(bySeat[1], '[data-place="p"]');
+  for (const page of bySeat) {
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 2), ['p1', 'p4']);
+  }
+  // Blue's turns are skipped: white is on move again.
+  for (const page of bySeat) await waitForRoom(page, { toMove: '0' });
+  await canStartAt(bySeat[0], '7');
 });

@@ -1,6 +1,7 @@
 // A room's life around the game itself: a reload returns to the seat, a killed and restarted
 // server is rejoined by itself, a spectator sees a three-player Khan-Tsin game, one browser plays
-// both sides (pass-and-play), the language switch, and an invite link that leads nowhere.
+// both sides (pass-and-play), the language switch (home page, and a room's board and texts), an
+// invite link that leads nowhere, and the heartbeat in a tab whose timers run once a minute.
 // Each board is photographed at desktop and phone size (target/browser-artifacts/).
 
 import assert from 'node:assert/strict';
@@ -166,4 +167,68 @@ test('an invite link that leads nowhere says so', async (t) => {
   assert.equal(await message.locator('a[href]').count(), 1, 'a way back to the home page');
   assert.equal(await page.locator('#board [data-square]').count(), 0);
   await screenshot(page, 'room-not-found');
+});
+
+test('the room page follows the language switch: the board\'s label and the players', async (t) => {
+  for (const game of ['khan', 'khan-tsin']) {
+    const page = await newPage(t, browser);
+    await createRoom(page, server, { game, local: true });
+    await waitForRoom(page, { role: 'local', status: 'playing' });
+    const board = page.locator('#board svg').first();
+    const english = await board.getAttribute('aria-label');
+    assert.match(english, /^Khan/);
+    await setLanguage(page, 'ko');
+    const korean = await eventually(() => board.getAttribute('aria-label'), (label) => label !== english);
+    assert.match(korean, /[\uac00-\ud7a3]/, `${game}: a Korean label, not ${korean}`);
+    assert.match(await page.locator('#players').innerText(), /[\uac00-\ud7a3]/);
+    await setLanguage(page, 'en');
+    assert.equal(await eventually(() => board.getAttribute('aria-label'), (label) => label === english), english);
+  }
+});
+
+test('a tab whose timers run once a minute keeps a healthy connection and drops a silent one', async (t) => {
+  const page = await newPage(t, browser);
+  // Background tabs: Chrome runs their timers about once a minute. The page's clock is ours to
+  // jump forward, firing each due timer once, as a throttled tab does.
+  await page.clock.install();
+  const connections = [];
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    const connection = { muted: false, pongs: 0 };
+    connections.push(connection);
+    // The server's frames reach the page unless this connection is muted (a network that died
+    // silently: nothing arrives, nothing says so).
+    server.onMessage((message) => {
+      if (connection.muted) return;
+      if (JSON.parse(message).t === 'pong') connection.pongs += 1;
+      ws.send(message);
+    });
+  });
+  await createRoom(page, server, { game: 'khan', local: true });
+  await waitForRoom(page, { role: 'local', status: 'playing' });
+  await waitForConnection(page, 'online');
+  // One socket per seat of the local table.
+  assert.equal(connections.length, 2);
+
+  // A minute passes between ticks: a ping at each, answered in time. The connections stay.
+  for (let minute = 1; minute <= 3; minute++) {
+    const pongs = connections.map((c) => c.pongs);
+    await page.clock.fastForward(60_000);
+    assert.ok(await eventually(() => connections.every((c, i) => c.pongs > pongs[i]), Boolean), 'pongs arrive');
+    assert.equal(connections.length, 2, `minute ${minute}: no new connection`);
+    assert.equal((await roomState(page)).connection, 'online');
+  }
+
+  // Nothing arrives any more on the first seat's connection: the tick after its ping went
+  // unanswered drops it, and the page connects again.
+  connections[0].muted = true;
+  const pongs = connections[1].pongs;
+  await page.clock.fastForward(60_000);
+  assert.ok(await eventually(() => connections[1].pongs > pongs, Boolean), 'the other seat\'s pong arrives');
+  await page.clock.fastForward(60_000);
+  assert.equal(await eventually(() => connections.length, (n) => n === 3), 3);
+  await waitForConnection(page, 'online');
+  // The other seat's connection, answered, was kept; the table plays on.
+  await playMove(page, ['a3', 'a4']);
+  assert.equal(connections.length, 3);
 });

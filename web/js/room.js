@@ -33,8 +33,13 @@ const room = {
   counting: null,
   result: null,
 };
-// seat -> {position, moves}: the last legal moves the server sent to that (held) seat.
+// seat -> {position, moves, complete}: the last legal moves the server sent to that (held) seat;
+// `complete` is false when the server left some out (`legal_moves_complete: false`, Khan).
 const legal = new Map();
+// position -> position: where a `left` event that did not pass the turn took the position (the
+// colour dropped from its third field). The seat on move keeps its legal moves then, and the
+// server does not send them again: moves known for the position before count for the one after.
+const carried = new Map();
 // seat -> RoomSocket; a spectator's socket is under `null`.
 const sockets = new Map();
 let role = 'spectator';
@@ -65,7 +70,11 @@ function actingSeat() {
 function receive(seat, frame) {
   const d = frame.d ?? {};
   if (seat !== null && d.legal_moves !== undefined) {
-    legal.set(seat, { position: d.position, moves: d.legal_moves });
+    legal.set(seat, {
+      position: carried.get(d.position) ?? d.position,
+      moves: d.legal_moves,
+      complete: d.legal_moves_complete !== false,
+    });
   }
   switch (frame.t) {
     case 'welcome':
@@ -134,15 +143,30 @@ function applyEvent(type, d) {
     case 'skipped':
       message = { key: 'room.skipped', params: { player: seatName(d.seat) } };
       break;
-    case 'left':
+    case 'left': {
+      const before = { position: room.position, toMove: room.toMove };
       room.seats[d.seat].left = true;
       Object.assign(room, { position: d.position, toMove: d.to_move });
+      // A player who was not on move resigned: the turn stays, the moves too (the pawns have not
+      // moved), but the position text changed and no legal moves come with this event.
+      if (d.legal_moves === undefined && d.to_move !== null && d.to_move === before.toMove
+        && before.position !== null && before.position !== d.position) {
+        carry(before.position, d.position);
+      }
       message = { key: 'room.left', params: { player: seatName(d.seat) } };
       break;
+    }
     case 'game_over':
       Object.assign(room, { status: 'finished', result: d.result, toMove: null, offers: [] });
       break;
   }
+}
+
+// Legal moves known for position `from` count for position `to` from now on (see `carried`).
+function carry(from, to) {
+  for (const [old, now] of carried) if (now === from) carried.set(old, to);
+  carried.set(from, to);
+  for (const known of legal.values()) if (known.position === from) known.position = to;
 }
 
 // ---- drawing
@@ -161,11 +185,13 @@ function render() {
   renderInvite();
 }
 
+// The legal moves of the seat on move when this browser holds it and they are for the current
+// position: {moves, complete}, else null.
 function legalForBoard() {
   const seat = room.toMove;
   if (room.status !== 'playing' || seat === null || !sockets.has(seat) || moveInFlight) return null;
   const known = legal.get(seat);
-  return known && known.position === room.position ? known.moves : null;
+  return known && known.position === room.position ? known : null;
 }
 
 function renderBoard() {
@@ -173,9 +199,11 @@ function renderBoard() {
   if (role === 'player') orientation = [...sockets.keys()][0];
   else if (role === 'local' && room.toMove !== null) orientation = room.toMove;
   else if (role === 'spectator') orientation = 0;
+  const known = legalForBoard();
   const view = {
     position: room.position,
-    legal: legalForBoard(),
+    legal: known?.moves ?? null,
+    complete: known?.complete ?? true,
     lastMove: room.moves.at(-1) ?? null,
     orientation,
     colors: room.seats.map((s) => s.color),
@@ -260,6 +288,9 @@ function renderStatus() {
 }
 
 function resultText({ winner, reason }) {
+  // No result at all, neither a draw nor a win: a room that closed before every seat was taken
+  // (nobody joined in time), or a game called off before every player had moved.
+  if (reason === 'aborted') return t(room.seats.every((s) => s.taken) ? 'room.aborted_game' : 'room.aborted');
   const why = t(`reason.${reason}`);
   if (winner === null) return t('room.draw', { reason: why });
   return t('room.winner', { player: seatName(winner), reason: why });
@@ -331,16 +362,31 @@ function firstMover() {
   return room.startPosition?.split(' ')[1] === 'b' ? 1 : 0;
 }
 
+// A move as the move list shows it. The server's `display` is English in Khan-Tsin (`17:2- to
+// 10`, `pass`): there the list shows the move and its landing square without words
+// (`17:2- → 10`), and a pass in the page's language. The other games' displays are notation.
+function moveText(display, ply) {
+  if (room.game !== 'khan-tsin') return display;
+  if (display === 'pass') return t('khan-tsin.pass');
+  const shift = /^(\d+:\d+[+-]) to (\d+)$/.exec(display);
+  if (!shift) return display;
+  const move = /^\d+:\d+[+-]$/.test(room.moves[ply] ?? '') ? room.moves[ply] : shift[1];
+  return `${move} → ${shift[2]}`;
+}
+
 function renderMoves() {
   const list = $('#moves');
   const pairs = room.game !== 'khan-tsin';
   list.classList.toggle('pairs', pairs);
-  if (list.children.length === room.displayMoves.length && list.dataset.room === room.id) return;
+  const lang = document.documentElement.lang;
+  if (list.children.length === room.displayMoves.length && list.dataset.room === room.id
+    && list.dataset.lang === lang) return;
   list.dataset.room = room.id;
+  list.dataset.lang = lang;
   list.replaceChildren(
     ...room.displayMoves.map((display, ply) => {
       const li = document.createElement('li');
-      li.textContent = display;
+      li.textContent = moveText(display, ply);
       li.dataset.ply = ply + 1;
       if (pairs) li.dataset.seat = (ply + firstMover()) % 2;
       return li;
@@ -363,8 +409,10 @@ function renderConnection() {
   if (failed || all.some((s) => s.state === 'offline')) state = 'offline';
   else if (all.length === 0 || all.some((s) => s.state === 'connecting')) state = 'connecting';
   el.dataset.state = state;
-  if (failed) el.textContent = t(`connection.gave_up.${failed.failure.code}`);
-  else if (state === 'offline') el.textContent = t('connection.offline');
+  if (failed) {
+    const key = `connection.gave_up.${failed.failure.code}`;
+    el.textContent = t(key) === key ? t('connection.gave_up.other') : t(key);
+  } else if (state === 'offline') el.textContent = t('connection.offline');
   else el.textContent = t(`connection.${state}`);
 }
 
@@ -374,6 +422,7 @@ function connect() {
   for (const socket of sockets.values()) socket.close();
   sockets.clear();
   legal.clear();
+  carried.clear();
   const held = heldSeats(inviteCode);
   const seats = held.roomId === null || held.roomId === room.id ? held.seats : new Map();
   role = seats.size === 0 ? 'spectator' : seats.size === 1 ? 'player' : 'local';
@@ -438,7 +487,7 @@ async function command(seat, type, d = {}) {
 
 function rejectText(problem) {
   const key = `reject.${problem.code}`;
-  return t(key) === key ? problem.message : t(key);
+  return t(key) === key ? t('error.other', { message: problem.message }) : t(key);
 }
 
 async function sendMove(move) {
@@ -544,7 +593,11 @@ async function start() {
 
 function wire() {
   const acting = (type, d) => () => command(actingSeat(), type, d);
-  $('#resign').addEventListener('click', acting('resign'));
+  // Resigning cannot be taken back: ask first.
+  $('#resign').addEventListener('click', () => {
+    const seat = actingSeat();
+    if (seat !== null && confirm(t('room.resign_confirm'))) command(seat, 'resign');
+  });
   $('#offer-draw').addEventListener('click', acting('offer_draw'));
   $('#claim-draw').addEventListener('click', acting('claim_draw', { reason: 'repetition' }));
   $('#accept-draw').addEventListener('click', () => {

@@ -27,8 +27,12 @@ const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 15_000;
 // The browser answers the server's pings itself but never tells the page when they stop, so the
 // page pings too, to notice a connection that died silently (a phone that slept, a lost network).
+// A connection is dead when, at a tick, nothing at all has arrived since the ping sent at an
+// earlier tick and that ping is older than ANSWER_WITHIN_MS. Never judged by the time since the
+// last frame alone: a background tab's timers may run once a minute (Chrome's throttling), so a
+// tick can come long after the previous one on a healthy, quiet connection.
 const PING_EVERY_MS = 15_000;
-const SILENT_FOR_MS = 2 * PING_EVERY_MS + 5_000;
+const ANSWER_WITHIN_MS = 10_000;
 
 // Client ids must never repeat for a seat (the server keeps a room's acks by cid for its whole
 // life), so each page load draws its own prefix.
@@ -50,7 +54,10 @@ export class RoomSocket {
     this.ws = null;
     this.timer = null;
     this.heartbeat = null;
-    this.heardAt = 0;
+    // When the last ping went out (ms epoch; null: none yet on this connection), and whether any
+    // frame arrived after it.
+    this.pingAt = null;
+    this.heardSincePing = false;
     this.closing = false;
     // Back on the network: no reason to wait out the backoff.
     this.wake = () => {
@@ -82,7 +89,7 @@ export class RoomSocket {
   }
 
   receive(frame) {
-    this.heardAt = Date.now();
+    this.heardSincePing = true;
     switch (frame.t) {
       case 'welcome':
         this.attempts = 0;
@@ -178,16 +185,23 @@ export class RoomSocket {
 
   startHeartbeat() {
     this.stopHeartbeat();
-    this.heartbeat = setInterval(() => {
-      if (Date.now() - this.heardAt > SILENT_FOR_MS) {
-        const ws = this.ws;
-        this.ws = null;
-        ws?.close();
-        this.dropped(1006);
-        return;
-      }
-      this.ws?.send(JSON.stringify({ t: 'ping' }));
-    }, PING_EVERY_MS);
+    this.pingAt = null;
+    this.heartbeat = setInterval(() => this.beat(), PING_EVERY_MS);
+  }
+
+  // One heartbeat tick: give up on a connection that left our last ping unanswered, else ping.
+  beat() {
+    const now = Date.now();
+    if (this.pingAt !== null && !this.heardSincePing && now - this.pingAt > ANSWER_WITHIN_MS) {
+      const ws = this.ws;
+      this.ws = null;
+      ws?.close();
+      this.dropped(1006);
+      return;
+    }
+    this.ws?.send(JSON.stringify({ t: 'ping' }));
+    this.pingAt = now;
+    this.heardSincePing = false;
   }
 
   stopHeartbeat() {

@@ -1,6 +1,8 @@
 // The real Khanate server binary, run as a child process for the browser tests.
 //
 //   const server = await startServer('lifecycle');
+//   const short = await startServer('expiry', { env: { KHANATE_WAITING_ROOM_TTL_S: '2' } });
+//       // env: more environment for the server (its settings, see `khanate --help`)
 //   server.url          // 'http://127.0.0.1:PORT' (no trailing slash)
 //   server.port
 //   await server.kill();     // SIGKILL, as a crash: no graceful shutdown
@@ -36,7 +38,7 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export async function startServer(name = 'server') {
+export async function startServer(name = 'server', { env = {} } = {}) {
   if (!existsSync(binary)) {
     throw new Error(`the server binary ${binary} does not exist: run \`cargo build\` first, or set KHANATE_BIN`);
   }
@@ -51,7 +53,7 @@ export async function startServer(name = 'server') {
   async function start() {
     // A port just freed by a killed server can take a moment to be bindable again.
     for (let attempt = 1; ; attempt++) {
-      child = spawnServer(port, databaseUrl, log);
+      child = spawnServer(port, databaseUrl, log, env);
       running.add(child);
       try {
         port = await listeningPort(child, port);
@@ -99,7 +101,7 @@ export async function startServer(name = 'server') {
 }
 
 // Spawns `khanate serve` on 127.0.0.1:port (0: a free one); its standard error goes to `log`.
-function spawnServer(port, databaseUrl, log) {
+function spawnServer(port, databaseUrl, log, env) {
   const args = [
     'serve',
     '--bind', `127.0.0.1:${port}`,
@@ -109,7 +111,7 @@ function spawnServer(port, databaseUrl, log) {
     '--connections-per-ip', '1000',
   ];
   const child = spawn(binary, args, {
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderrText = '';

@@ -37,7 +37,8 @@ function parseSquare(name) {
 //   theme                 {light, dark, line, frame, coord, checkered}
 //   drawPiece(g, piece)   draws a piece into a 100x100 box (g is already at the square)
 //   squareTitle(square, piece)  the square's accessible name and tooltip
-//   boardLabel            the SVG's accessible name
+//   boardLabel()          the SVG's accessible name (asked again at every render: the language
+//                         may have changed)
 //   onSquare(square)      a click on a square, or null for a click elsewhere (cancel)
 //   canDrag(square)       whether a drag may start on this square
 //   onDragStart(square)   a drag started (select the piece)
@@ -51,7 +52,7 @@ export function createGrid(host, options) {
   const svg = svgEl('svg', {
     viewBox: `0 0 ${width} ${height}`,
     role: 'group',
-    'aria-label': options.boardLabel,
+    'aria-label': options.boardLabel(),
     class: 'board-svg',
   });
   // The host is sized by the page's CSS; the SVG fills it and keeps its proportions.
@@ -102,6 +103,7 @@ export function createGrid(host, options) {
   //         tint: Map square -> fill (e.g. goal rows), lines: [{squares, kind: 'path'|'last'}]}
   function render(state) {
     lastState = state;
+    svg.setAttribute('aria-label', options.boardLabel());
     flipped = !!state.flipped;
     boardLayer.replaceChildren();
     const sets = {

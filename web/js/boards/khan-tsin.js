@@ -27,6 +27,7 @@ const TYPE_KEY = { 1: 'khan-tsin.single', 2: 'khan-tsin.double', 3: 'khan-tsin.t
 
 export const strings = {
   en: {
+    'khan-tsin.board': 'Khan-Tsin track',
     'khan-tsin.white': 'White',
     'khan-tsin.green': 'Green',
     'khan-tsin.blue': 'Blue',
@@ -59,6 +60,7 @@ export const strings = {
     'khan-tsin.khan': '{color} Khan-pawn',
   },
   ko: {
+    'khan-tsin.board': '칸친 판',
     'khan-tsin.white': '흰색',
     'khan-tsin.green': '초록',
     'khan-tsin.blue': '파랑',
@@ -114,22 +116,20 @@ export function parsePosition(text) {
   return { stacks, types, playing, toMove: COLOR_OF_LETTER[toMove], placing, placed, khanDown };
 }
 
-// T-9: walk from `from` in a direction counting only occupied squares (never the starting
-// one) and land on the n-th, n being the starting square's type. The squares other than
-// `from` are occupied alike before and after a move, so this also finds where the last move
-// landed from the position after it.
+// T-9, as the server reckons it (`Board::landing` in src/rules/khan_tsin/track.rs): the other
+// occupied squares in the direction of travel, never `from` itself, and the n-th of them, n
+// being the starting square's type; with fewer than n of them (partial positions only) the count
+// goes on round the circle: index (n - 1) modulo their number. Null when no other square is
+// occupied. The squares other than `from` are occupied alike before and after a move, so this
+// also finds where the last move landed from the position after it.
 export function landing(pos, from, direction) {
-  const step = direction === '+' ? 1 : SQUARES - 1;
-  let left = pos.types[from];
-  let square = from;
-  for (let i = 0; i < SQUARES; i += 1) {
-    square = (square + step) % SQUARES;
-    if (square !== from && pos.stacks[square].length > 0) {
-      left -= 1;
-      if (left === 0) return square;
-    }
+  const distance = Math.max(pos.types[from], 1);
+  const others = [];
+  for (let steps = 1; steps < SQUARES; steps += 1) {
+    const square = direction === '+' ? (from + steps) % SQUARES : (from - steps + SQUARES) % SQUARES;
+    if (pos.stacks[square].length > 0) others.push(square);
   }
-  return null;
+  return others.length === 0 ? null : others[(distance - 1) % others.length];
 }
 
 // A move string as parts: a placement {square, piece}, a stack move {from, count, direction},
@@ -220,7 +220,7 @@ export function createBoard(host, { t, onMove }) {
     viewBox: '-520 -520 1040 1040',
     class: 'khan-tsin-board',
     role: 'group',
-    'aria-label': 'Khan-Tsin',
+    'aria-label': t('khan-tsin.board'),
   });
   host.appendChild(svg);
   // Squares and buttons stop their clicks; any other click on the board cancels the move in
@@ -529,6 +529,8 @@ export function createBoard(host, { t, onMove }) {
   }
 
   function draw() {
+    // Set again at every redraw: the language may have changed since.
+    svg.setAttribute('aria-label', t('khan-tsin.board'));
     svg.replaceChildren();
     el('style', {}, svg).textContent = STYLE;
     if (!pos) return;

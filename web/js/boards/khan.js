@@ -3,6 +3,11 @@
 // squares, recursively for a Khan's jump chain. A move is built by walking down the tree one click
 // (or drag) at a time; a node without children is sent at once, and a jump chain may stop at any
 // node reached with the "stop here" badge on the Khan or a second click on it.
+//
+// A tree the server cut short (`view.complete` false: more than 10 000 moves) holds jump chains
+// only up to some number of landings, the same for all, and longer chains are legal too. A jump
+// leaf at that depth is then not sent at once: the badge offers to stop there, and the player
+// must, since this board only offers landings the tree shows and cannot extend a chain past them.
 
 import { createGrid, svgEl } from './grid.js';
 
@@ -88,6 +93,18 @@ function parsePosition(text) {
   return { pieces, toMove: side === 'b' ? 'black' : 'white' };
 }
 
+// `e3` -> {file: 4, rank: 3}.
+function parseSquare(square) {
+  return { file: square.charCodeAt(0) - 97, rank: Number(square.slice(1)) };
+}
+
+// The number of squares on the longest path from the top of a legal-move tree.
+function depth(tree) {
+  let most = 0;
+  for (const next of Object.values(tree)) most = Math.max(most, 1 + depth(next));
+  return most;
+}
+
 function goalTints() {
   const tint = new Map();
   for (let f = 0; f < 10; f++) {
@@ -102,6 +119,9 @@ export function createBoard(host, { t, onMove }) {
   let view = null;
   let board = null;
   let tree = {};
+  let complete = true;
+  // The most squares of any path in the tree (the landings of the longest listed chain, plus one).
+  let deepest = 0;
   let path = []; // the move in progress: the piece's square, then the landings so far
   let node = null; // the tree node at the end of `path`: its keys are the next squares
   let key = '';
@@ -115,7 +135,7 @@ export function createBoard(host, { t, onMove }) {
     files: 10,
     ranks: 10,
     theme: THEME,
-    boardLabel: t('khan.board'),
+    boardLabel: () => t('khan.board'),
     drawPiece,
     squareTitle: (square, piece) => (piece
       ? t('khan.square_piece', { square, piece: pieceName(piece) })
@@ -141,8 +161,18 @@ export function createBoard(host, { t, onMove }) {
   function advance(square) {
     path.push(square);
     node = node[square];
-    if (Object.keys(node).length === 0) send();
+    if (Object.keys(node).length === 0 && !mayGoOn()) send();
     else draw();
+  }
+
+  // Whether the chain built so far may have continuations the tree left out: the tree was cut
+  // (see the top of this file), the move is a Khan's jump chain and it is as long as the longest
+  // chain listed. A jump moves two squares in a line; a Khan's step or push, one.
+  function mayGoOn() {
+    if (complete || path.length < deepest) return false;
+    const [from, to] = path.map(parseSquare);
+    const jump = path.length > 2 || Math.max(Math.abs(from.file - to.file), Math.abs(from.rank - to.rank)) === 2;
+    return jump && board.pieces.get(path[0])?.kind === 'k';
   }
 
   function click(square) {
@@ -189,6 +219,8 @@ export function createBoard(host, { t, onMove }) {
       view = v;
       board = parsePosition(v.position);
       tree = v.legal || {};
+      complete = v.complete !== false;
+      deepest = depth(tree);
       if (newKey !== key) { path = []; node = null; }
       key = newKey;
       draw();

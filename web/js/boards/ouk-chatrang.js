@@ -153,7 +153,7 @@ export function createBoard(host, { t, onMove }) {
     files: 8,
     ranks: 8,
     theme: THEME,
-    boardLabel: t('ouk-chatrang.board'),
+    boardLabel: () => t('ouk-chatrang.board'),
     drawPiece,
     squareTitle: (square, piece) => (piece
       ? t('ouk-chatrang.square_piece', { square, piece: pieceName(piece) })
