@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -74,8 +75,18 @@ pub enum Code {
     /// `rate_limited`: a second draw offer by the same seat before any move was played (one per move).
     RateLimited,
     /// `bad_message`: a frame that is not JSON, not an object, of an unknown type, whose `d` does not
-    /// fit, or without a `cid`; also a second `hello`, and `offer_rematch`.
+    /// fit, or without a `cid`; also a second `hello`, and a `chat` whose text is empty or too long
+    /// or whose channel the sender may not write to.
     BadMessage,
+    /// `cannot_abort`: `abort` after every player still in the game has made a move.
+    CannotAbort,
+    /// `cannot_offer`: `offer_rematch` while the game is not over, after a game that never started,
+    /// or once the rematch has been made.
+    CannotOffer,
+    /// `chat_disabled`: a spectator's `chat` while the room's creator has turned spectator chat off.
+    ChatDisabled,
+    /// `not_the_creator`: `set_spectator_chat` from a seat other than the room creator's.
+    NotTheCreator,
     /// `unavailable`: as a reject, the command's commit failed and it may or may not be stored (the
     /// room reloads, the socket closes with 1013: retry the same cid); as a hello error, the room's
     /// stored data cannot be read (close 1011).
@@ -107,6 +118,10 @@ impl Code {
             Code::CannotClaim => "cannot_claim",
             Code::RateLimited => "rate_limited",
             Code::BadMessage => "bad_message",
+            Code::CannotAbort => "cannot_abort",
+            Code::CannotOffer => "cannot_offer",
+            Code::ChatDisabled => "chat_disabled",
+            Code::NotTheCreator => "not_the_creator",
             Code::Unavailable => "unavailable",
             Code::BadHello => "bad_hello",
             Code::UnknownRoom => "unknown_room",
@@ -145,6 +160,10 @@ pub struct Hello {
     /// The last event version this client has; the server sends every later event, or a snapshot.
     #[serde(default)]
     pub last_v: Option<i64>,
+    /// A spectator's display name for the spectators' chat (players' names come from their seats);
+    /// trimmed, at most 32 characters, control characters removed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl fmt::Debug for Hello {
@@ -155,6 +174,7 @@ impl fmt::Debug for Hello {
             .field("room", &self.room)
             .field("token", &self.token.as_ref().map(|_| "***"))
             .field("last_v", &self.last_v)
+            .field("name", &self.name)
             .finish()
     }
 }
@@ -173,8 +193,24 @@ pub enum Command {
     Resign,
     /// `offer_draw`: offers a draw, or accepts the opponent's open one; once per move per seat.
     OfferDraw,
-    /// `offer_rematch`: parsed, but refused with `bad_message` by this version.
+    /// `offer_rematch`: after the game is over, offers the same game again in a new room with the
+    /// colours rotated one seat on; accepting a rematch offer the others made.
     OfferRematch,
+    /// `abort`: ends the game without a result while some player still in it has not moved.
+    Abort,
+    /// `chat`: a message to a chat channel (players write to `players`, spectators to
+    /// `spectators`). Not part of the game: it makes no event and leaves the version alone.
+    Chat {
+        /// The channel written to.
+        channel: ChatChannel,
+        /// The message as sent (the room trims it and removes control characters).
+        text: String,
+    },
+    /// `set_spectator_chat`: the room's creator turns the spectators' chat on or off.
+    SetSpectatorChat {
+        /// Whether spectators may chat.
+        enabled: bool,
+    },
     /// `accept`: accepts the opponent's open offer; an accepted draw ends the game by `agreement`.
     Accept {
         /// The offer's id (`accept.d.offer`, as in the `offer` event).
@@ -200,6 +236,9 @@ impl Command {
             Command::Resign => "resign",
             Command::OfferDraw => "offer_draw",
             Command::OfferRematch => "offer_rematch",
+            Command::Abort => "abort",
+            Command::Chat { .. } => "chat",
+            Command::SetSpectatorChat { .. } => "set_spectator_chat",
             Command::Accept { .. } => "accept",
             Command::Decline { .. } => "decline",
             Command::ClaimDraw { .. } => "claim_draw",
@@ -257,6 +296,19 @@ struct ClaimData {
 #[serde(deny_unknown_fields)]
 struct Empty {}
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChatData {
+    channel: ChatChannel,
+    text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpectatorChatData {
+    enabled: bool,
+}
+
 /// Parses one text frame from a client. Never panics; every failure says what is wrong.
 pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
     let value: Value = serde_json::from_str(text).map_err(|e| BadFrame {
@@ -293,14 +345,27 @@ pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
             let d: MoveData = data_of("move", data).map_err(bad)?;
             Command::Move { mv: d.mv, v: d.v }
         }
-        "resign" | "offer_draw" | "offer_rematch" => {
+        "resign" | "offer_draw" | "offer_rematch" | "abort" => {
             data_of::<Empty>(&env.t, data).map_err(bad)?;
             match env.t.as_str() {
                 "resign" => Command::Resign,
                 "offer_draw" => Command::OfferDraw,
+                "abort" => Command::Abort,
                 _ => Command::OfferRematch,
             }
         }
+        "chat" => {
+            let d: ChatData = data_of("chat", data).map_err(bad)?;
+            Command::Chat {
+                channel: d.channel,
+                text: d.text,
+            }
+        }
+        "set_spectator_chat" => Command::SetSpectatorChat {
+            enabled: data_of::<SpectatorChatData>("set_spectator_chat", data)
+                .map_err(bad)?
+                .enabled,
+        },
         "accept" => Command::Accept {
             offer: data_of::<OfferRef>("accept", data).map_err(bad)?.offer,
         },
@@ -406,7 +471,8 @@ impl From<Counting> for CountingInfo {
 pub enum OfferKind {
     /// `draw`: a draw offer; accepting it ends the game by `agreement`.
     Draw,
-    /// `rematch`: in the contract, but never made by this version (`offer_rematch` is refused).
+    /// `rematch`: after the game, the same game again in a new room; accepted by every other
+    /// seat, it makes a `rematch` event.
     Rematch,
 }
 
@@ -415,7 +481,7 @@ pub enum OfferKind {
 pub struct OfferInfo {
     /// The offer's id, from 1 upwards within the room; `accept` and `decline` name it.
     pub id: u64,
-    /// What is offered (`"draw"` in this version).
+    /// What is offered: `"draw"` or `"rematch"`.
     pub kind: OfferKind,
     /// The seat that made the offer.
     pub by: Seat,
@@ -502,6 +568,79 @@ pub enum Event {
         /// The winner (or `null` for a draw) and the reason word.
         result: ResultInfo,
     },
+    /// `rematch`: every seat agreed to a rematch; the new room exists, already started, and each
+    /// player's seat token of this room is also their token there.
+    Rematch(RematchInfo),
+    /// `spectator_chat`: the room's creator turned the spectators' chat on or off.
+    SpectatorChat {
+        /// Whether spectators may chat now.
+        enabled: bool,
+    },
+}
+
+/// The `d` of a `rematch` event: the new room, and where each player of this room sits there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RematchInfo {
+    /// The new room's id.
+    pub room_id: Uuid,
+    /// The new room's invite code.
+    pub invite_code: String,
+    /// One entry per seat of this room, in seat order.
+    pub seats: Vec<RematchSeat>,
+}
+
+/// Where the player of one seat of the finished room sits in the rematch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RematchSeat {
+    /// The seat in this (the finished) room.
+    pub seat: Seat,
+    /// The player's seat in the new room (the next seat on: colours rotate).
+    pub new_seat: Seat,
+    /// The colour of that seat in the new room.
+    pub new_color: String,
+}
+
+/// A chat channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    /// `players`: written by the players, read by everyone in the room.
+    Players,
+    /// `spectators`: written and read by the spectators only.
+    Spectators,
+}
+
+impl ChatChannel {
+    /// The channel's name on the wire and in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatChannel::Players => "players",
+            ChatChannel::Spectators => "spectators",
+        }
+    }
+}
+
+/// A `chat` frame's `d` (unversioned): one message as its readers get it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// The channel it was written to.
+    pub channel: ChatChannel,
+    /// The writer's seat, `null` for a spectator.
+    pub seat: Option<Seat>,
+    /// The writer's name: a player's seat name, or the name a spectator gave in its `hello`.
+    pub name: Option<String>,
+    /// The message: trimmed, without control characters, at most 300 characters.
+    pub text: String,
+    /// When the server accepted it (UTC, RFC 3339).
+    pub at: DateTime<Utc>,
+}
+
+/// `chat_history`: the recent messages of the channels a connection may read, oldest first, sent
+/// after the `welcome` (and replayed events) of a reconnect that gets no snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatHistory {
+    /// At most 50 per readable channel, oldest first.
+    pub messages: Vec<ChatMessage>,
 }
 
 impl Event {
@@ -517,6 +656,8 @@ impl Event {
             Event::Skipped { .. } => "skipped",
             Event::Left { .. } => "left",
             Event::GameOver { .. } => "game_over",
+            Event::Rematch(_) => "rematch",
+            Event::SpectatorChat { .. } => "spectator_chat",
         }
     }
 
@@ -595,6 +736,15 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The result once the game is over; absent before.
     pub result: Option<ResultInfo>,
+    /// Whether spectators may chat (the creator may turn it off).
+    pub spectator_chat: bool,
+    /// The rematch made after this game, once every seat agreed to one; absent before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<RematchInfo>,
+    /// The recent chat the recipient may read (at most 50 per channel), oldest first; absent when
+    /// there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatMessage>,
 }
 
 /// `ack`: the command was accepted and durably stored; `v` is the room version it made.

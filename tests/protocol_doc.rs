@@ -3,7 +3,8 @@
 //! renamed or missing field fails here), and HTTP examples are valid JSON.
 
 use khanate::protocol::{
-    Ack, ErrorInfo, Event, Incoming, Presence, Reject, Snapshot, Welcome, parse_incoming,
+    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, Snapshot, Welcome,
+    parse_incoming,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -44,6 +45,8 @@ fn check_server_frame(frame: &Value) {
         "reject" => round_trips::<Reject>(d),
         "error" => round_trips::<ErrorInfo>(d),
         "pong" => assert_eq!(d, &json!({})),
+        "chat" => round_trips::<ChatMessage>(d),
+        "chat_history" => round_trips::<ChatHistory>(d),
         _ => {
             let mut public = d.clone();
             if let Value::Object(map) = &mut public {
@@ -66,6 +69,8 @@ fn check_server_frame(frame: &Value) {
         "skipped",
         "left",
         "game_over",
+        "rematch",
+        "spectator_chat",
     ];
     assert_eq!(
         frame.get("v").is_some(),
@@ -119,6 +124,10 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "accept",
         "decline",
         "claim_draw",
+        "abort",
+        "offer_rematch",
+        "chat",
+        "set_spectator_chat",
         "ping",
     ];
     let server = [
@@ -133,6 +142,10 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "skipped",
         "left",
         "game_over",
+        "rematch",
+        "spectator_chat",
+        "chat",
+        "chat_history",
         "presence",
         "ack",
         "reject",

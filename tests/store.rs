@@ -148,10 +148,11 @@ fn commit(room_id: Uuid, expected_version: i64, status: RoomStatus) -> Commit {
         expected_version,
         status,
         events: Vec::new(),
-        seat: None,
+        seats: Vec::new(),
         mv: None,
         counting: None,
         game: None,
+        new_room: None,
     }
 }
 
@@ -198,7 +199,7 @@ async fn open_room(
     let mut c = commit(r.id, 0, status);
     if let Some(s) = creator {
         c.events.push(seat_taken(1, s));
-        c.seat = Some(s.clone());
+        c.seats = vec![s.clone()];
     }
     store.create_room(r, &c).await.expect("create room");
     c.events.len() as i64
@@ -208,7 +209,7 @@ async fn open_room(
 async fn take_seat(store: &Store, room_id: Uuid, expected_version: i64, s: &SeatRow) -> i64 {
     let mut c = commit(room_id, expected_version, RoomStatus::Waiting);
     c.events.push(seat_taken(expected_version + 1, s));
-    c.seat = Some(s.clone());
+    c.seats = vec![s.clone()];
     store.commit(&c).await.expect("take seat");
     expected_version + 1
 }
@@ -257,7 +258,7 @@ async fn create_room_round_trips_by_id_and_by_invite_code(store: Store) {
     first.created_at = at(1) + nanos;
     let mut c = commit(r.id, 0, RoomStatus::Waiting);
     c.events.push(first.clone());
-    c.seat = Some(creator.clone());
+    c.seats = vec![creator.clone()];
     store.create_room(&r, &c).await.expect("create room");
 
     // Timestamps come back truncated to whole microseconds; everything else exactly.
@@ -344,7 +345,7 @@ async fn commit_appends_events_move_counting_and_game(store: Store) {
         at(2),
     );
     join.events = vec![seat_taken(2, &black), started.clone()];
-    join.seat = Some(black.clone());
+    join.seats = vec![black.clone()];
     store.commit(&join).await.expect("join");
     v = 3;
 
@@ -451,7 +452,7 @@ async fn commit_at_a_wrong_version_conflicts_and_writes_nothing(store: Store) {
         let m = mv(1, expected_version + 1, 1, "d6d5", at(5));
         let mut c = commit(r.id, expected_version, RoomStatus::Finished);
         c.events = vec![moved(&m)];
-        c.seat = Some(seat(1, "Late", at(5)));
+        c.seats = vec![seat(1, "Late", at(5))];
         c.mv = Some(m);
         c.counting = Some(counting(1, 1));
         c.game = Some(GameRecord {
@@ -590,7 +591,7 @@ async fn taking_a_seat_twice_fails_and_writes_nothing(store: Store) {
     };
     let mut c = commit(r.id, v, RoomStatus::Playing);
     c.events = vec![seat_taken(v + 1, &intruder)];
-    c.seat = Some(intruder);
+    c.seats = vec![intruder];
     let err = store.commit(&c).await.expect_err("seat 0 is taken");
     assert!(err.is_unique_violation(), "{err:?}");
     assert_unchanged(&store, &before).await;
@@ -840,7 +841,7 @@ async fn reopened_store_sees_everything_and_continues_the_version(store: Store, 
     let black = seat(1, "Bopha", at(2));
     let mut c = commit(r.id, v, RoomStatus::Playing);
     c.events = vec![seat_taken(2, &black)];
-    c.seat = Some(black);
+    c.seats = vec![black];
     store.commit(&c).await.expect("join");
     let m = mv(1, 3, 0, "e3e4", at(3));
     let mut c = commit(r.id, 2, RoomStatus::Playing);

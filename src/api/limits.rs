@@ -13,6 +13,12 @@ use crate::config::Limits;
 
 const TWO: NonZeroU32 = NonZeroU32::new(2).unwrap();
 
+/// Chat messages one connection may send at once.
+pub const CHAT_BURST: NonZeroU32 = NonZeroU32::new(5).unwrap();
+
+/// After a burst, one more chat message per this period (5 per 10 s).
+pub const CHAT_PERIOD: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Past this many tracked addresses, those whose limit has fully recovered are forgotten.
 const TRACKED_ADDRESSES: usize = 10_000;
 
@@ -68,6 +74,16 @@ impl Limiters {
     /// A fresh limiter for one connection's commands.
     pub fn command_limiter(&self) -> DefaultDirectRateLimiter {
         RateLimiter::direct(self.commands)
+    }
+
+    /// A fresh limiter for one connection's chat messages: [`CHAT_BURST`] at once, then one every
+    /// [`CHAT_PERIOD`] (5 messages per 10 s).
+    pub fn chat_limiter(&self) -> DefaultDirectRateLimiter {
+        RateLimiter::direct(
+            Quota::with_period(CHAT_PERIOD)
+                .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+                .allow_burst(CHAT_BURST),
+        )
     }
 }
 
@@ -128,6 +144,14 @@ mod tests {
         );
         drop(first);
         assert!(limiters.open_socket(ip).is_some(), "a slot came back");
+    }
+
+    #[test]
+    fn chat_allows_five_messages_at_once() {
+        let limiters = Limiters::new(&limits(1, 1, 5));
+        let limiter = limiters.chat_limiter();
+        let allowed = (0..20).filter(|_| limiter.check().is_ok()).count();
+        assert_eq!(allowed, 5);
     }
 
     #[test]

@@ -97,6 +97,9 @@ struct OptionsBody {
     start_position: Option<String>,
     layout: Option<String>,
     colors: Option<Vec<String>>,
+    /// Whether spectators may chat (default true); the room keeps it, the rules never see it.
+    #[allow(dead_code)]
+    spectator_chat: Option<bool>,
 }
 
 /// The longest `start_position` accepted, in bytes: every game's position text is far shorter, and
@@ -319,6 +322,22 @@ pub async fn game_record(
     Path(room_id): Path<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
+    // The players' channel, all of it, with what was said after the game too.
+    let chat: Vec<Value> = state
+        .store
+        .chat(record.room_id, "players", None)
+        .await?
+        .into_iter()
+        .map(|row| {
+            json!({
+                "channel": row.channel,
+                "seat": row.seat,
+                "name": row.name,
+                "text": row.text,
+                "at": row.created_at,
+            })
+        })
+        .collect();
     let mut body = json!({
         "room_id": record.room_id,
         "game": record.game,
@@ -330,6 +349,7 @@ pub async fn game_record(
         "final_position": record.final_position,
         "started_at": record.started_at,
         "finished_at": record.finished_at,
+        "chat": chat,
     });
     if let (Some(counting), Value::Object(map)) = (record.counting, &mut body) {
         map.insert("counting".into(), counting);

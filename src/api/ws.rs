@@ -24,8 +24,8 @@ use tracing::{Instrument, debug, info_span};
 
 use super::{ApiError, AppState, proxy};
 use crate::protocol::{
-    self, BadFrame, Code, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION,
-    Reject, close,
+    self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
+    PROTOCOL_VERSION, Reject, close,
 };
 use crate::room::{ConnectError, OUTBOUND_CAPACITY, Outbound, RoomHandle};
 use crate::store::StoreError;
@@ -169,7 +169,10 @@ async fn connection(state: AppState, mut socket: WebSocket) {
     };
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_CAPACITY);
     let own = out_tx.downgrade();
-    let connected = match room.connect(hello.token, hello.last_v, out_tx).await {
+    let connected = match room
+        .connect_named(hello.token, hello.last_v, hello.name, out_tx)
+        .await
+    {
         Ok(connected) => connected,
         Err(ConnectError::BadToken) => {
             let message = "this seat token does not belong to this room".to_owned();
@@ -197,12 +200,13 @@ async fn connection(state: AppState, mut socket: WebSocket) {
         heard.clone(),
     ));
     let limiter = state.limiters.command_limiter();
+    let chat_limiter = state.limiters.chat_limiter();
     let mut reader = std::pin::pin!(read_frames(
         stream,
         &room,
         connected.conn,
         own,
-        &limiter,
+        [&limiter, &chat_limiter],
         &heard
     ));
     tokio::select! {
@@ -299,7 +303,7 @@ async fn read_frames(
     room: &RoomHandle,
     conn: u64,
     own: mpsc::WeakSender<Outbound>,
-    limiter: &DefaultDirectRateLimiter,
+    [limiter, chat_limiter]: [&DefaultDirectRateLimiter; 2],
     heard: &Heard,
 ) {
     let answer = |out: Outbound| {
@@ -348,12 +352,21 @@ async fn read_frames(
                     room.version(),
                 ));
             }
-            Ok(Incoming::Command { cid, .. }) if limiter.check().is_err() => {
+            Ok(Incoming::Command { cid, command })
+                if limiter.check().is_err()
+                    || (matches!(command, Command::Chat { .. })
+                        && chat_limiter.check().is_err()) =>
+            {
                 telemetry::reject(Code::RateLimited.as_str());
+                let message = if matches!(command, Command::Chat { .. }) {
+                    "too many chat messages: at most 5 per 10 s"
+                } else {
+                    "too many commands: slow down"
+                };
                 let reject = Reject {
                     cid: Some(cid),
                     code: Code::RateLimited,
-                    message: "too many commands: slow down".into(),
+                    message: message.into(),
                     v: room.version(),
                 };
                 answer(Outbound::Text(

@@ -7,7 +7,7 @@
 //! (`RoomSettings::idle`), or when a commit's outcome is unknown. A room still waiting for players
 //! when its `RoomSettings::waiting_ttl` runs out ends as `aborted`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -18,17 +18,18 @@ use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use super::answers::{Answer, Answers};
 use super::commit::{Author, Staged, stage};
-use super::state::{RoomState, SeatChoice};
+use super::state::{RoomState, SeatChoice, clean_chat_text};
 use super::token::{hash_token, new_seat_token};
 use super::{
     ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
     RoomSettings, RoomSummary,
 };
 use crate::protocol::{
-    self, Ack, Code, Command, Event, Presence, Reject, ResultInfo, Role, Welcome, close,
+    self, Ack, ChatChannel, ChatHistory, ChatMessage, Code, Command, Event, Presence, Reject,
+    ResultInfo, Role, Welcome, close,
 };
 use crate::rules::{EndReason, Rules, Seat};
-use crate::store::{RoomStatus, Store, now};
+use crate::store::{ChatRow, RoomStatus, Store, now};
 use crate::telemetry;
 
 /// At most this many missed events are replayed to a reconnecting client; beyond, it gets a
@@ -51,7 +52,81 @@ impl Logged {
 
 struct Conn {
     seat: Option<Seat>,
+    /// The name a spectator gave in its hello, for its chat messages.
+    name: Option<String>,
     out: mpsc::Sender<Outbound>,
+}
+
+/// How many recent messages per channel a room keeps for `snapshot` and `chat_history`.
+pub(super) const CHAT_HISTORY: usize = 50;
+
+/// The longest spectator name, in characters (as for seat names).
+const MAX_NAME_CHARS: usize = 32;
+
+/// The recent chat of one room: per channel, the latest [`CHAT_HISTORY`] messages with their
+/// `seq`, oldest first.
+#[derive(Default)]
+pub(super) struct RecentChat {
+    players: VecDeque<(i64, ChatMessage)>,
+    spectators: VecDeque<(i64, ChatMessage)>,
+    /// The `seq` of the last message stored.
+    last_seq: i64,
+}
+
+impl RecentChat {
+    /// The history read back from the store: both channels' latest rows, and the last `seq`.
+    pub fn from_rows(rows: Vec<ChatRow>, last_seq: i64) -> Self {
+        let mut chat = RecentChat {
+            last_seq,
+            ..RecentChat::default()
+        };
+        for row in rows {
+            let channel = match row.channel.as_str() {
+                "players" => ChatChannel::Players,
+                "spectators" => ChatChannel::Spectators,
+                _ => continue,
+            };
+            let message = ChatMessage {
+                channel,
+                seat: row.seat,
+                name: row.name,
+                text: row.text,
+                at: row.created_at,
+            };
+            chat.push(row.seq, message);
+        }
+        chat
+    }
+
+    fn push(&mut self, seq: i64, message: ChatMessage) {
+        let queue = match message.channel {
+            ChatChannel::Players => &mut self.players,
+            ChatChannel::Spectators => &mut self.spectators,
+        };
+        queue.push_back((seq, message));
+        while queue.len() > CHAT_HISTORY {
+            queue.pop_front();
+        }
+    }
+
+    /// The messages a connection of `seat` may read, oldest first.
+    fn readable(&self, seat: Option<Seat>) -> Vec<ChatMessage> {
+        let mut all: Vec<&(i64, ChatMessage)> = self.players.iter().collect();
+        if RoomState::may_read_chat(seat, ChatChannel::Spectators) {
+            all.extend(self.spectators.iter());
+        }
+        all.sort_by_key(|(seq, _)| *seq);
+        all.into_iter().map(|(_, m)| m.clone()).collect()
+    }
+}
+
+/// A spectator's name from its hello: control characters removed, trimmed, at most
+/// [`MAX_NAME_CHARS`] characters; `None` when nothing is left.
+fn spectator_name(name: Option<String>) -> Option<String> {
+    let name: String = name?.chars().filter(|c| !c.is_control()).collect();
+    let name: String = name.trim().chars().take(MAX_NAME_CHARS).collect();
+    let name = name.trim();
+    (!name.is_empty()).then(|| name.to_owned())
 }
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -73,6 +148,7 @@ pub(super) struct Actor {
     /// The legal moves of the seat on move at a position version (see [`Actor::legal_moves`]).
     legal_cache: Option<(i64, Arc<Value>)>,
     settings: RoomSettings,
+    chat: RecentChat,
 }
 
 impl Actor {
@@ -95,7 +171,14 @@ impl Actor {
             published_version,
             legal_cache: None,
             settings,
+            chat: RecentChat::default(),
         }
+    }
+
+    /// The same task with the room's recent chat (read from the store at a restore).
+    pub fn with_chat(mut self, chat: RecentChat) -> Self {
+        self.chat = chat;
+        self
     }
 
     /// The room this task would run.
@@ -212,10 +295,11 @@ impl Actor {
             Request::Connect {
                 token,
                 last_v,
+                name,
                 out,
                 reply,
             } => {
-                let _ = reply.send(self.connect(token, last_v, out));
+                let _ = reply.send(self.connect(token, last_v, name, out));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
             Request::Command {
@@ -428,6 +512,7 @@ impl Actor {
         &mut self,
         token: Option<String>,
         last_v: Option<i64>,
+        name: Option<String>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
         if self.conns.len() >= self.settings.max_connections {
@@ -466,6 +551,11 @@ impl Actor {
                 if last < version {
                     telemetry::resync("replay");
                 }
+                let messages = self.chat.readable(seat);
+                if !messages.is_empty() {
+                    let history = ChatHistory { messages };
+                    frames.push(protocol::frame("chat_history", None, &history).into());
+                }
             }
             _ => {
                 let mut connected = self.connected();
@@ -473,7 +563,8 @@ impl Actor {
                     *slot = true;
                 }
                 let legal = self.legal_moves();
-                let snapshot = self.state.snapshot(&connected, seat, legal.as_deref());
+                let mut snapshot = self.state.snapshot(&connected, seat, legal.as_deref());
+                snapshot.chat = self.chat.readable(seat);
                 frames.push(protocol::frame("snapshot", Some(version), &snapshot).into());
                 telemetry::resync("snapshot");
             }
@@ -485,7 +576,12 @@ impl Actor {
             }
         }
         let first_of_seat = seat.is_some_and(|s| !self.conns.values().any(|c| c.seat == Some(s)));
-        self.conns.insert(conn, Conn { seat, out });
+        let name = if seat.is_some() {
+            None
+        } else {
+            spectator_name(name)
+        };
+        self.conns.insert(conn, Conn { seat, name, out });
         debug!(conn, ?seat, ?last_v, "connected");
         if let (true, Some(seat)) = (first_of_seat, seat) {
             let text = protocol::frame(
@@ -549,6 +645,87 @@ impl Actor {
         }
     }
 
+    /// A chat message from connection `conn` (of `seat`, or a spectator's): checked, stored, sent
+    /// to every connection that reads its channel (the writer's included), acknowledged with the
+    /// room's current version (chat makes no event). A player's repeated cid gets the same answer
+    /// and the message is not repeated; spectators' cids are not remembered.
+    async fn chat(
+        &mut self,
+        conn: u64,
+        seat: Option<Seat>,
+        cid: String,
+        channel: ChatChannel,
+        text: &str,
+    ) {
+        if let Some(answer) = seat.and_then(|seat| self.answers.get(seat, &cid)) {
+            debug!(cid, "repeated cid: same answer");
+            self.answer(conn, &cid, answer);
+            return;
+        }
+        let checked = self
+            .state
+            .may_write_chat(seat, channel)
+            .and_then(|()| clean_chat_text(text));
+        let answer = match checked {
+            Err(refusal) => Answer::Reject(refusal.code, refusal.message),
+            Ok(text) => {
+                let name = match seat {
+                    Some(seat) => self
+                        .state
+                        .seats
+                        .get(usize::from(seat))
+                        .and_then(|slot| slot.name.clone()),
+                    None => self.conns.get(&conn).and_then(|c| c.name.clone()),
+                };
+                // A failed insert may still have been stored: never reuse its seq.
+                self.chat.last_seq += 1;
+                let row = ChatRow {
+                    seq: self.chat.last_seq,
+                    channel: channel.as_str().to_owned(),
+                    seat,
+                    name: name.clone(),
+                    text: text.clone(),
+                    created_at: now(),
+                };
+                if let Err(e) = self.store.insert_chat(self.state.id, &row).await {
+                    warn!(error = %e, "a chat message could not be stored");
+                    telemetry::command("chat", Some(Code::Unavailable.as_str()));
+                    let message = "could not store the message; send it again".to_owned();
+                    self.reject(conn, &cid, Code::Unavailable, message);
+                    return;
+                }
+                let message = ChatMessage {
+                    channel,
+                    seat,
+                    name,
+                    text,
+                    at: row.created_at,
+                };
+                let frame: Arc<str> = protocol::frame("chat", None, &message).into();
+                let dead: Vec<u64> = self
+                    .conns
+                    .iter()
+                    .filter(|(_, c)| RoomState::may_read_chat(c.seat, channel))
+                    .filter(|(_, c)| c.out.try_send(Outbound::Text(frame.clone())).is_err())
+                    .map(|(id, _)| *id)
+                    .collect();
+                self.drop_conns(dead);
+                self.chat.push(row.seq, message);
+                Answer::Ack(self.state.version)
+            }
+        };
+        let code = match &answer {
+            Answer::Reject(code, _) => Some(code.as_str()),
+            Answer::Ack(_) => None,
+        };
+        telemetry::command("chat", code);
+        if let Some(seat) = seat {
+            self.answers
+                .remember_unstored(seat, cid.clone(), answer.clone());
+        }
+        self.answer(conn, &cid, answer);
+    }
+
     async fn command(
         &mut self,
         conn: u64,
@@ -559,6 +736,9 @@ impl Actor {
         let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
         };
+        if let Command::Chat { channel, text } = &command {
+            return self.chat(conn, seat, cid, *channel, text).await;
+        }
         let Some(seat) = seat else {
             let message = "spectators cannot send commands".to_owned();
             telemetry::command(command.name(), Some(Code::NotAPlayer.as_str()));

@@ -5,10 +5,12 @@
 
 use chrono::{DateTime, Utc};
 
+use serde_json::Value;
+
 use super::state::RoomState;
-use crate::protocol::Event;
-use crate::rules::Seat;
-use crate::store::{Commit, CountingRow, EventRow, MoveRow, SeatRow};
+use crate::protocol::{Event, RematchInfo};
+use crate::rules::{AnyGame, GameOptions, Rules, Seat};
+use crate::store::{Commit, CountingRow, CreatedRoom, EventRow, MoveRow, SeatRow};
 
 /// A command's effect computed but not yet stored: the state after it and the rows to write.
 pub(super) struct Staged {
@@ -44,21 +46,21 @@ pub(super) fn stage(
     for (v, event) in numbered(state, events) {
         next.apply(v, event, at)?;
     }
-    let seat = match (author, new_token) {
+    let seats = match (author, new_token) {
         (Some(author), Some(token_hash)) => {
             let slot = next
                 .seats
                 .get_mut(usize::from(author.seat))
                 .ok_or_else(|| format!("seat {} does not exist", author.seat))?;
             slot.token_hash = Some(token_hash);
-            Some(SeatRow {
+            vec![SeatRow {
                 seat: author.seat,
                 name: slot.name.clone(),
                 token_hash,
                 joined_at: at,
-            })
+            }]
         }
-        _ => None,
+        _ => Vec::new(),
     };
     let rows = numbered(state, events)
         .map(|(v, event)| EventRow {
@@ -80,17 +82,120 @@ pub(super) fn stage(
     } else {
         None
     };
+    let new_room = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Rematch(info) => Some(info),
+            _ => None,
+        })
+        .map(|info| rematch_room(state, info, at).map(Box::new))
+        .transpose()?;
     let commit = Commit {
         room_id: state.id,
         expected_version: state.version,
         status: next.status,
         events: rows,
-        seat,
+        seats,
         mv,
         counting,
         game,
+        new_room,
     };
     Ok(Staged { next, commit })
+}
+
+/// The rows of a rematch's new room: the same game from the same start position with the same
+/// options, every seat taken by the player `info` moves there (with their name, and the token
+/// hash of their seat here, so the token they hold opens the new seat too), and the game started.
+/// The seat of this room's creator is taken first, so that player is the new room's creator.
+fn rematch_room(
+    before: &RoomState,
+    info: &RematchInfo,
+    at: DateTime<Utc>,
+) -> Result<CreatedRoom, String> {
+    let setup = GameOptions {
+        start_position: Some(before.start_position.clone()),
+        ..GameOptions::default()
+    };
+    let game = AnyGame::new(before.kind(), &setup)
+        .map_err(|e| format!("the rematch's start position: {e}"))?;
+    let mut options = before.options.clone();
+    if let Value::Object(map) = &mut options
+        && (!before.spectator_chat || map.contains_key("spectator_chat"))
+    {
+        map.insert("spectator_chat".into(), Value::Bool(before.spectator_chat));
+    }
+    let fresh = RoomState::new(
+        info.room_id,
+        info.invite_code.clone(),
+        before.visibility,
+        options,
+        game,
+        before.start_position.clone(),
+        at,
+    );
+    let mut order: Vec<_> = info.seats.iter().collect();
+    order.sort_by_key(|s| (Some(s.seat) != before.creator, s.new_seat));
+    let mut events = Vec::new();
+    let mut seats = Vec::new();
+    for moved in order {
+        let slot = before
+            .seats
+            .get(usize::from(moved.seat))
+            .ok_or_else(|| format!("the rematch names seat {}", moved.seat))?;
+        let token_hash = slot
+            .token_hash
+            .ok_or_else(|| format!("seat {} has no token to carry over", moved.seat))?;
+        events.push(Event::SeatTaken {
+            seat: moved.new_seat,
+            color: fresh.game.color(moved.new_seat).to_owned(),
+            name: slot.name.clone(),
+        });
+        seats.push(SeatRow {
+            seat: moved.new_seat,
+            name: slot.name.clone(),
+            token_hash,
+            joined_at: at,
+        });
+    }
+    events.push(Event::GameStarted {
+        position: fresh.game.position(),
+        to_move: fresh.game.to_move(),
+    });
+    let mut next = fresh.clone();
+    for (v, event) in numbered(&fresh, &events) {
+        next.apply(v, event, at)?;
+    }
+    if next.status != crate::store::RoomStatus::Playing {
+        return Err("the rematch room did not start".into());
+    }
+    let rows = numbered(&fresh, &events)
+        .map(|(v, event)| EventRow {
+            v,
+            kind: event.kind().to_owned(),
+            seat: match event {
+                Event::SeatTaken { seat, .. } => Some(*seat),
+                _ => None,
+            },
+            cid: None,
+            data: event.data(),
+            created_at: at,
+        })
+        .collect();
+    Ok(CreatedRoom {
+        room: super::registry::room_row(&fresh),
+        commit: Commit {
+            room_id: fresh.id,
+            expected_version: 0,
+            status: next.status,
+            events: rows,
+            seats,
+            mv: None,
+            counting: None,
+            game: None,
+            new_room: None,
+        },
+    })
 }
 
 /// The move row, and the counting row while a count runs, of a `moved` event at version `v`.

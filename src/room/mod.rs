@@ -156,6 +156,7 @@ enum Request {
     Connect {
         token: Option<String>,
         last_v: Option<i64>,
+        name: Option<String>,
         out: mpsc::Sender<Outbound>,
         reply: oneshot::Sender<Result<Connected, ConnectError>>,
     },
@@ -225,11 +226,24 @@ impl RoomHandle {
         last_v: Option<i64>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
+        self.connect_named(token, last_v, None, out).await
+    }
+
+    /// As [`RoomHandle::connect`], with the name a spectator gave in its hello (for its chat
+    /// messages; a player's name is its seat's).
+    pub async fn connect_named(
+        &self,
+        token: Option<String>,
+        last_v: Option<i64>,
+        name: Option<String>,
+        out: mpsc::Sender<Outbound>,
+    ) -> Result<Connected, ConnectError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(Request::Connect {
                 token,
                 last_v,
+                name,
                 out,
                 reply,
             })

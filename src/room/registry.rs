@@ -14,7 +14,7 @@ use serde_json::Value;
 use tracing::{error, info};
 use uuid::Uuid;
 
-use super::actor::{Actor, Logged};
+use super::actor::{Actor, CHAT_HISTORY, Logged, RecentChat};
 use super::answers::Answers;
 use super::commit::{Author, Staged, stage};
 use super::state::{JoinRefusal, RoomState, SeatChoice};
@@ -219,9 +219,20 @@ impl Registry {
         let Some(stored) = self.store.load_room(reference).await? else {
             return Ok(None);
         };
-        let actor =
-            restore(stored, self.store.clone(), self.settings).map_err(StoreError::Corrupt)?;
+        let chat = self.recent_chat(stored.room.id).await?;
+        let actor = restore(stored, self.store.clone(), self.settings)
+            .map_err(StoreError::Corrupt)?
+            .with_chat(chat);
         Ok(Some(self.start_unless_running(actor)))
+    }
+
+    /// The room's recent chat from the store.
+    async fn recent_chat(&self, room_id: Uuid) -> Result<RecentChat, StoreError> {
+        let limit = Some(CHAT_HISTORY as i64);
+        let mut rows = self.store.chat(room_id, "players", limit).await?;
+        rows.extend(self.store.chat(room_id, "spectators", limit).await?);
+        let last_seq = self.store.last_chat_seq(room_id).await?;
+        Ok(RecentChat::from_rows(rows, last_seq))
     }
 
     /// Restores every unfinished room from the store and starts its task. A room whose rows cannot
@@ -242,9 +253,10 @@ impl Registry {
                 }
                 Err(e) => return Err(e),
             };
+            let chat = self.recent_chat(id).await?;
             match restore(stored, self.store.clone(), self.settings) {
                 Ok(actor) => {
-                    self.start_unless_running(actor);
+                    self.start_unless_running(actor.with_chat(chat));
                     restored += 1;
                 }
                 Err(e) => {
@@ -257,7 +269,7 @@ impl Registry {
 }
 
 /// The room's own row for a room that has just been created.
-fn room_row(state: &RoomState) -> RoomRow {
+pub(super) fn room_row(state: &RoomState) -> RoomRow {
     RoomRow {
         id: state.id,
         invite_code: state.invite_code.clone(),

@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::protocol::{
-    Code, Command, CountingInfo, Event, OfferInfo, OfferKind, ResultInfo, SeatInfo, Snapshot,
+    ChatChannel, Code, Command, CountingInfo, Event, OfferInfo, OfferKind, RematchInfo,
+    RematchSeat, ResultInfo, SeatInfo, Snapshot,
 };
 use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 use crate::store::{GameRecord, RoomStatus, Visibility};
@@ -120,6 +121,58 @@ pub struct RoomState {
     pub started_at: Option<DateTime<Utc>>,
     /// When `game_over` was applied.
     pub finished_at: Option<DateTime<Utc>>,
+    /// The room creator's seat (the seat of the `seat_taken` at version 1): it may turn the
+    /// spectators' chat on and off.
+    pub creator: Option<Seat>,
+    /// Whether spectators may chat (`options.spectator_chat` at creation, then
+    /// `spectator_chat` events).
+    pub spectator_chat: bool,
+    /// Per seat, whether it has made a move (until every seat still in play has, `abort` ends the
+    /// game).
+    moved: Vec<bool>,
+    /// Per seat, how many rematch offers it has made.
+    rematch_offers: Vec<u32>,
+    /// The rematch made after this game, once every seat agreed.
+    pub rematch: Option<RematchInfo>,
+}
+
+/// The longest chat message, in characters after trimming.
+pub const MAX_CHAT_CHARS: usize = 300;
+
+/// How many rematch offers one seat may make in one room.
+const MAX_REMATCH_OFFERS: u32 = 3;
+
+/// A chat message's text as stored and sent: line breaks and tabs become spaces, other control
+/// characters and the bidirectional overrides (which could reverse the text around the message)
+/// are removed, and blanks are trimmed. Empty or longer than [`MAX_CHAT_CHARS`]: `bad_message`.
+pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            if c.is_control() && c.is_whitespace() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .filter(|c| {
+            !c.is_control() && !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect();
+    let text = cleaned.trim();
+    if text.is_empty() {
+        return Err(Refusal::new(
+            Code::BadMessage,
+            "a chat message cannot be empty",
+        ));
+    }
+    if text.chars().count() > MAX_CHAT_CHARS {
+        return Err(Refusal::new(
+            Code::BadMessage,
+            format!("a chat message is at most {MAX_CHAT_CHARS} characters"),
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// Maps a rules refusal onto the protocol's reject code.
@@ -155,7 +208,6 @@ impl RoomState {
             id,
             invite_code,
             visibility,
-            options,
             start_position,
             created_at,
             seats,
@@ -171,6 +223,15 @@ impl RoomState {
             result: None,
             started_at: None,
             finished_at: None,
+            creator: None,
+            spectator_chat: options
+                .get("spectator_chat")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
+            moved: vec![false; seats_len],
+            rematch_offers: vec![0; seats_len],
+            rematch: None,
+            options,
         }
     }
 
@@ -243,8 +304,67 @@ impl RoomState {
         Ok((seat, events))
     }
 
+    /// Whether a connection of `seat` (`None`: a spectator) may write to `channel` now.
+    pub fn may_write_chat(&self, seat: Option<Seat>, channel: ChatChannel) -> Result<(), Refusal> {
+        match (seat, channel) {
+            (Some(_), ChatChannel::Players) => Ok(()),
+            (Some(_), ChatChannel::Spectators) => Err(Refusal::new(
+                Code::BadMessage,
+                "players write to the \"players\" channel",
+            )),
+            (None, ChatChannel::Players) => Err(Refusal::new(
+                Code::NotAPlayer,
+                "spectators write to the \"spectators\" channel",
+            )),
+            (None, ChatChannel::Spectators) if !self.spectator_chat => Err(Refusal::new(
+                Code::ChatDisabled,
+                "the room's creator has turned spectator chat off",
+            )),
+            (None, ChatChannel::Spectators) => Ok(()),
+        }
+    }
+
+    /// Whether a connection of `seat` (`None`: a spectator) reads `channel`: the players' chat is
+    /// read by everyone in the room, the spectators' chat by spectators only (players never see
+    /// what spectators say, so spectators cannot help them).
+    pub fn may_read_chat(seat: Option<Seat>, channel: ChatChannel) -> bool {
+        match channel {
+            ChatChannel::Players => true,
+            ChatChannel::Spectators => seat.is_none(),
+        }
+    }
+
     /// The events a player's command makes, or why it is refused.
     pub fn decide(&self, seat: Seat, command: &Command) -> Result<Vec<Event>, Refusal> {
+        // What a room allows in every status: chat settings, and what comes after a game.
+        match command {
+            Command::Chat { .. } => {
+                return Err(Refusal::new(Code::BadMessage, "chat is not a game command"));
+            }
+            Command::SetSpectatorChat { enabled } => {
+                return self.decide_spectator_chat(seat, *enabled);
+            }
+            Command::OfferRematch => return self.decide_offer_rematch(seat),
+            Command::Accept { offer } if self.is_rematch_offer(*offer) => {
+                return self.decide_accept_rematch(seat, *offer);
+            }
+            Command::Decline { offer } if self.is_rematch_offer(*offer) => {
+                return Ok(vec![Event::OfferDeclined { id: *offer }]);
+            }
+            Command::Accept { offer } | Command::Decline { offer }
+                if self.status == RoomStatus::Finished =>
+            {
+                return Err(Refusal::new(
+                    Code::NoSuchOffer,
+                    format!("there is no open offer {offer}: the game is over"),
+                ));
+            }
+            Command::Abort if self.status == RoomStatus::Waiting => {
+                // The creator of a room nobody has joined yet cancels it.
+                return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
+            }
+            _ => {}
+        }
         match self.status {
             RoomStatus::Waiting => {
                 return Err(Refusal::new(
@@ -263,10 +383,10 @@ impl RoomState {
             Command::Move { mv, v } => self.decide_move(seat, mv, *v),
             Command::Resign => self.decide_resign(seat),
             Command::OfferDraw => self.decide_offer_draw(seat),
-            Command::OfferRematch => Err(Refusal::new(
-                Code::BadMessage,
-                "rematch offers are not supported by this server version",
-            )),
+            Command::Abort => self.decide_abort(),
+            Command::OfferRematch | Command::Chat { .. } | Command::SetSpectatorChat { .. } => {
+                Ok(Vec::new())
+            }
             Command::Accept { offer } => self.decide_accept(seat, *offer),
             Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
                 Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
@@ -289,6 +409,131 @@ impl RoomState {
                 Ok(vec![game_over(outcome)])
             }
         }
+    }
+
+    fn is_rematch_offer(&self, id: u64) -> bool {
+        self.offers
+            .iter()
+            .any(|o| o.id == id && o.kind == OfferKind::Rematch)
+    }
+
+    /// An abort: only while some player still in the game has not made a move.
+    fn decide_abort(&self) -> Result<Vec<Event>, Refusal> {
+        let everyone_moved = self
+            .game
+            .in_play()
+            .into_iter()
+            .all(|s| self.moved.get(usize::from(s)).copied().unwrap_or(true));
+        if everyone_moved {
+            return Err(Refusal::new(
+                Code::CannotAbort,
+                "every player has moved: the game can no longer be aborted (resign or offer a draw)",
+            ));
+        }
+        Ok(vec![game_over(Outcome::draw(EndReason::Aborted))])
+    }
+
+    fn decide_spectator_chat(&self, seat: Seat, enabled: bool) -> Result<Vec<Event>, Refusal> {
+        if self.creator != Some(seat) {
+            return Err(Refusal::new(
+                Code::NotTheCreator,
+                "only the room's creator may turn spectator chat on or off",
+            ));
+        }
+        if self.spectator_chat == enabled {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Event::SpectatorChat { enabled }])
+    }
+
+    /// A rematch offer after the game; offering when another seat's offer is open accepts it.
+    fn decide_offer_rematch(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
+        if self.status != RoomStatus::Finished {
+            return Err(Refusal::new(
+                Code::CannotOffer,
+                "a rematch can be offered once the game is over",
+            ));
+        }
+        if self.started_at.is_none() {
+            return Err(Refusal::new(
+                Code::CannotOffer,
+                "this game never started: there is nothing to play again",
+            ));
+        }
+        if let Some(rematch) = &self.rematch {
+            return Err(Refusal::new(
+                Code::CannotOffer,
+                format!("the rematch has been made: room {}", rematch.invite_code),
+            ));
+        }
+        let rematch_offers = || self.offers.iter().filter(|o| o.kind == OfferKind::Rematch);
+        if let Some(theirs) = rematch_offers().find(|o| o.by != seat) {
+            return self.decide_accept_rematch(seat, theirs.id);
+        }
+        if rematch_offers().any(|o| o.by == seat) {
+            return Ok(Vec::new());
+        }
+        if self
+            .rematch_offers
+            .get(usize::from(seat))
+            .copied()
+            .unwrap_or(0)
+            >= MAX_REMATCH_OFFERS
+        {
+            return Err(Refusal::new(
+                Code::RateLimited,
+                format!("at most {MAX_REMATCH_OFFERS} rematch offers per player"),
+            ));
+        }
+        Ok(vec![Event::Offer(OfferInfo {
+            id: self.next_offer_id,
+            kind: OfferKind::Rematch,
+            by: seat,
+            accepted: Vec::new(),
+        })])
+    }
+
+    /// `seat` accepts rematch offer `id`: once every seat but the offerer's has accepted (every
+    /// seat, also one that left a three-player game: all of them sit in the new room), the
+    /// rematch is made: a new room with the same game, each player one seat on.
+    fn decide_accept_rematch(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+        let Some(offer) = self.offers.iter().find(|o| o.id == id) else {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                format!("there is no open offer {id}"),
+            ));
+        };
+        if offer.by == seat {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                "you cannot accept your own offer",
+            ));
+        }
+        if offer.accepted.contains(&seat) {
+            return Ok(Vec::new());
+        }
+        let players = self.game.players();
+        let everyone = (0..players)
+            .filter(|s| *s != offer.by)
+            .all(|s| s == seat || offer.accepted.contains(&s));
+        if !everyone {
+            return Ok(vec![Event::OfferAccepted { id, by: seat }]);
+        }
+        let seats = (0..players)
+            .map(|s| {
+                let new_seat = (s + 1) % players;
+                RematchSeat {
+                    seat: s,
+                    new_seat,
+                    new_color: self.game.color(new_seat).to_owned(),
+                }
+            })
+            .collect();
+        Ok(vec![Event::Rematch(RematchInfo {
+            room_id: Uuid::new_v4(),
+            invite_code: super::token::new_invite_code(),
+            seats,
+        })])
     }
 
     fn decide_move(&self, seat: Seat, mv: &str, v: i64) -> Result<Vec<Event>, Refusal> {
@@ -453,6 +698,9 @@ impl RoomState {
                     .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
                 slot.taken = true;
                 slot.name = name.clone();
+                if v == 1 {
+                    self.creator = Some(*seat);
+                }
             }
             Event::GameStarted { .. } => {
                 self.status = RoomStatus::Playing;
@@ -473,6 +721,9 @@ impl RoomState {
                     notation: applied.notation,
                     display: applied.display,
                 });
+                if let Some(moved) = self.moved.get_mut(usize::from(*seat)) {
+                    *moved = true;
+                }
                 self.position_version = v;
             }
             Event::Offer(offer) => {
@@ -482,6 +733,11 @@ impl RoomState {
                     && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
                 {
                     *at = Some(self.moves.len());
+                }
+                if offer.kind == OfferKind::Rematch
+                    && let Some(count) = self.rematch_offers.get_mut(usize::from(offer.by))
+                {
+                    *count += 1;
                 }
             }
             Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
@@ -515,6 +771,14 @@ impl RoomState {
                 self.finished_at = Some(at);
                 self.position_version = v;
             }
+            Event::Rematch(info) => {
+                if self.status != RoomStatus::Finished {
+                    return Err("a rematch before the game is over".into());
+                }
+                self.rematch = Some(info.clone());
+                self.offers.clear();
+            }
+            Event::SpectatorChat { enabled } => self.spectator_chat = *enabled,
         }
         self.version = v;
         Ok(())
@@ -569,6 +833,9 @@ impl RoomState {
             counting: self.game.counting().map(CountingInfo::from),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
+            spectator_chat: self.spectator_chat,
+            rematch: self.rematch.clone(),
+            chat: Vec::new(),
         }
     }
 
@@ -625,8 +892,8 @@ mod tests {
     use super::*;
     use crate::rules::GameOptions;
 
-    /// A three-player Khan-Tsin room with every seat taken and the 36 placements made.
-    fn three_player_room_after_placement() -> RoomState {
+    /// A three-player Khan-Tsin room with every seat taken, before any move.
+    fn three_player_room() -> RoomState {
         let setup = GameOptions {
             players: Some(3),
             ..GameOptions::default()
@@ -646,6 +913,12 @@ mod tests {
             let (_, events) = room.decide_join(&SeatChoice::Number(seat), None).unwrap();
             apply_all(&mut room, &events);
         }
+        room
+    }
+
+    /// A three-player Khan-Tsin room with every seat taken and the 36 placements made.
+    fn three_player_room_after_placement() -> RoomState {
+        let mut room = three_player_room();
         for _ in 0..36 {
             let seat = room.seat_on_move().unwrap();
             let mv = room.game.legal_moves()[0].clone();
@@ -667,6 +940,62 @@ mod tests {
         for event in events {
             room.apply(room.version + 1, event, Utc::now()).unwrap();
         }
+    }
+
+    #[test]
+    fn chat_text_is_trimmed_cleaned_and_limited_in_characters() {
+        assert_eq!(
+            clean_chat_text(" a\u{7}b\r\nc\u{202e}d ").unwrap(),
+            "ab  cd"
+        );
+        assert_eq!(clean_chat_text(" \t\n").unwrap_err().code, Code::BadMessage);
+        assert!(clean_chat_text(&"ក".repeat(MAX_CHAT_CHARS)).is_ok());
+        assert_eq!(
+            clean_chat_text(&"x".repeat(MAX_CHAT_CHARS + 1))
+                .unwrap_err()
+                .code,
+            Code::BadMessage
+        );
+    }
+
+    #[test]
+    fn abort_is_allowed_until_every_player_still_in_play_has_moved() {
+        let mut room = three_player_room();
+        for _ in 0..2 {
+            assert!(room.decide(0, &Command::Abort).is_ok());
+            let seat = room.seat_on_move().unwrap();
+            let mv = room.game.legal_moves()[0].clone();
+            let events = room
+                .decide(
+                    seat,
+                    &Command::Move {
+                        mv,
+                        v: room.version,
+                    },
+                )
+                .unwrap();
+            apply_all(&mut room, &events);
+        }
+        assert!(
+            room.decide(1, &Command::Abort).is_ok(),
+            "the third has not placed yet"
+        );
+        let seat = room.seat_on_move().unwrap();
+        let mv = room.game.legal_moves()[0].clone();
+        let events = room
+            .decide(
+                seat,
+                &Command::Move {
+                    mv,
+                    v: room.version,
+                },
+            )
+            .unwrap();
+        apply_all(&mut room, &events);
+        assert_eq!(
+            room.decide(0, &Command::Abort).unwrap_err().code,
+            Code::CannotAbort
+        );
     }
 
     #[test]

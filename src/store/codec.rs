@@ -40,6 +40,15 @@ pub(super) fn check_commit(c: &Commit) -> Result<i64, StoreError> {
     {
         return invalid(format!("game record is for room {}", game.room_id));
     }
+    if let Some(created) = &c.new_room {
+        if created.commit.room_id != created.room.id || created.commit.new_room.is_some() {
+            return invalid(format!(
+                "the room it creates, {}, has a commit for room {} or creates one itself",
+                created.room.id, created.commit.room_id
+            ));
+        }
+        check_commit(&created.commit)?;
+    }
     Ok(version)
 }
 
@@ -153,10 +162,11 @@ mod tests {
             expected_version,
             status: RoomStatus::Playing,
             events: versions.iter().map(|&v| event(v)).collect(),
-            seat: None,
+            seats: Vec::new(),
             mv: None,
             counting: None,
             game: None,
+            new_room: None,
         }
     }
 

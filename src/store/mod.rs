@@ -273,14 +273,45 @@ pub struct Commit {
     pub status: RoomStatus,
     /// The new events, in order, their versions continuing from `expected_version`.
     pub events: Vec<EventRow>,
-    /// A seat taken by this command.
-    pub seat: Option<SeatRow>,
+    /// The seats taken by this command (one for a join; every seat of a room created already
+    /// started, as a rematch is).
+    pub seats: Vec<SeatRow>,
     /// The move this command played.
     pub mv: Option<MoveRow>,
     /// The counting state after that move, if a count runs.
     pub counting: Option<CountingRow>,
     /// The finished game, when this command ended it.
     pub game: Option<GameRecord>,
+    /// A room this command created, written in the same transaction (a rematch's new room).
+    pub new_room: Option<Box<CreatedRoom>>,
+}
+
+/// A room created by another room's commit (a rematch): its row and its first commit, as
+/// [`Store::create_room`] takes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreatedRoom {
+    /// The new room's row.
+    pub room: RoomRow,
+    /// Its seats and first events; must not itself carry a `new_room`.
+    pub commit: Commit,
+}
+
+/// One chat message (the `chat_messages` table). Chat is not part of the game: it has no room
+/// version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatRow {
+    /// 1, 2, 3, ... per room, both channels together.
+    pub seq: i64,
+    /// `players` or `spectators`.
+    pub channel: String,
+    /// The writer's seat; `None` for a spectator.
+    pub seat: Option<Seat>,
+    /// The writer's display name, if any.
+    pub name: Option<String>,
+    /// The message.
+    pub text: String,
+    /// When it was accepted (stored to the microsecond).
+    pub created_at: DateTime<Utc>,
 }
 
 /// A room as stored: what the registry needs to rebuild its task after a restart.
@@ -534,6 +565,38 @@ impl Store {
         match self {
             Store::Postgres(s) => s.moves(room_id).await,
             Store::Sqlite(s) => s.moves(room_id).await,
+        }
+    }
+
+    /// Stores one chat message of `room_id`. Errors: no such room, or its `seq` is taken
+    /// ([`StoreError::is_unique_violation`]).
+    pub async fn insert_chat(&self, room_id: Uuid, row: &ChatRow) -> Result<(), StoreError> {
+        match self {
+            Store::Postgres(s) => s.insert_chat(room_id, row).await,
+            Store::Sqlite(s) => s.insert_chat(room_id, row).await,
+        }
+    }
+
+    /// The latest `limit` messages of `channel` in `room_id`, oldest first (`limit` `None`: all
+    /// of them).
+    pub async fn chat(
+        &self,
+        room_id: Uuid,
+        channel: &str,
+        limit: Option<i64>,
+    ) -> Result<Vec<ChatRow>, StoreError> {
+        let limit = limit.unwrap_or(i64::MAX).max(0);
+        match self {
+            Store::Postgres(s) => s.chat(room_id, channel, limit).await,
+            Store::Sqlite(s) => s.chat(room_id, channel, limit).await,
+        }
+    }
+
+    /// The `seq` of the room's last chat message (0 when none).
+    pub async fn last_chat_seq(&self, room_id: Uuid) -> Result<i64, StoreError> {
+        match self {
+            Store::Postgres(s) => s.last_chat_seq(room_id).await,
+            Store::Sqlite(s) => s.last_chat_seq(room_id).await,
         }
     }
 

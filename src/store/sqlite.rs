@@ -21,8 +21,8 @@ use uuid::Uuid;
 
 use super::codec::{self, get};
 use super::{
-    Commit, CountingRow, EventRow, GameRecord, LobbyRoom, MoveRow, RoomRef, RoomRow, SeatRow,
-    StoreError, StoredRoom, now,
+    ChatRow, Commit, CountingRow, EventRow, GameRecord, LobbyRoom, MoveRow, RoomRef, RoomRow,
+    SeatRow, StoreError, StoredRoom, now,
 };
 
 /// How long a statement waits for another connection's write lock.
@@ -79,24 +79,7 @@ impl SqliteStore {
     /// See [`Store::create_room`](super::Store::create_room).
     pub async fn create_room(&self, room: &RoomRow, commit: &Commit) -> Result<(), StoreError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let created_at = codec::time_text(room.created_at);
-        sqlx::query(
-            "INSERT INTO rooms (id, invite_code, game, seats, visibility, status, version, \
-                                start_position, options, created_at, updated_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
-        )
-        .bind(codec::uuid_text(room.id))
-        .bind(room.invite_code.as_str())
-        .bind(room.game.as_str())
-        .bind(i64::from(room.seats))
-        .bind(room.visibility.as_str())
-        .bind(room.status.as_str())
-        .bind(commit.expected_version)
-        .bind(room.start_position.as_str())
-        .bind(codec::json_text(&room.options))
-        .bind(created_at)
-        .execute(&mut *tx)
-        .await?;
+        insert_room(&mut tx, room, commit.expected_version).await?;
         apply(&mut tx, commit).await?;
         tx.commit().await?;
         Ok(())
@@ -265,6 +248,66 @@ impl SqliteStore {
         .collect()
     }
 
+    /// See [`Store::insert_chat`](super::Store::insert_chat).
+    pub async fn insert_chat(&self, room_id: Uuid, row: &ChatRow) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .bind(codec::uuid_text(room_id))
+        .bind(row.seq)
+        .bind(row.channel.as_str())
+        .bind(row.seat.map(i64::from))
+        .bind(row.name.as_deref())
+        .bind(row.text.as_str())
+        .bind(codec::time_text(row.created_at))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// See [`Store::chat`](super::Store::chat).
+    pub async fn chat(
+        &self,
+        room_id: Uuid,
+        channel: &str,
+        limit: i64,
+    ) -> Result<Vec<ChatRow>, StoreError> {
+        let mut rows = sqlx::query(
+            "SELECT seq, channel, seat, name, text, created_at FROM chat_messages \
+             WHERE room_id = ?1 AND channel = ?2 ORDER BY seq DESC LIMIT ?3",
+        )
+        .bind(codec::uuid_text(room_id))
+        .bind(channel)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(ChatRow {
+                seq: get(row, "seq")?,
+                channel: get(row, "channel")?,
+                seat: optional_seat(row, "seat")?,
+                name: get(row, "name")?,
+                text: get(row, "text")?,
+                created_at: codec::time_from_text("created_at", get(row, "created_at")?)?,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+        rows.reverse();
+        Ok(rows)
+    }
+
+    /// See [`Store::last_chat_seq`](super::Store::last_chat_seq).
+    pub async fn last_chat_seq(&self, room_id: Uuid) -> Result<i64, StoreError> {
+        let seq: Option<i64> =
+            sqlx::query_scalar("SELECT max(seq) FROM chat_messages WHERE room_id = ?1")
+                .bind(codec::uuid_text(room_id))
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(seq.unwrap_or(0))
+    }
+
     /// See [`Store::counting_states`](super::Store::counting_states).
     pub async fn counting_states(&self, room_id: Uuid) -> Result<Vec<CountingRow>, StoreError> {
         sqlx::query(
@@ -297,9 +340,49 @@ fn is_memory_url(url: &str) -> bool {
     database == ":memory:" || params.split('&').any(|param| param == "mode=memory")
 }
 
-/// Writes `c` inside the caller's transaction (see [`Store::commit`](super::Store::commit)). On an
-/// error the caller drops the transaction, which rolls everything back.
+/// Inserts a room's own row at version `expected_version` (see
+/// [`Store::create_room`](super::Store::create_room)).
+async fn insert_room(
+    conn: &mut SqliteConnection,
+    room: &RoomRow,
+    expected_version: i64,
+) -> Result<(), StoreError> {
+    let created_at = codec::time_text(room.created_at);
+    sqlx::query(
+        "INSERT INTO rooms (id, invite_code, game, seats, visibility, status, version, \
+                                start_position, options, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+    )
+    .bind(codec::uuid_text(room.id))
+    .bind(room.invite_code.as_str())
+    .bind(room.game.as_str())
+    .bind(i64::from(room.seats))
+    .bind(room.visibility.as_str())
+    .bind(room.status.as_str())
+    .bind(expected_version)
+    .bind(room.start_position.as_str())
+    .bind(codec::json_text(&room.options))
+    .bind(created_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes `c` inside the caller's transaction (see [`Store::commit`](super::Store::commit)), and
+/// the room it creates, if any. On an error the caller drops the transaction, which rolls
+/// everything back.
 async fn apply(conn: &mut SqliteConnection, c: &Commit) -> Result<(), StoreError> {
+    codec::check_commit(c)?;
+    apply_one(conn, c).await?;
+    if let Some(created) = &c.new_room {
+        insert_room(conn, &created.room, created.commit.expected_version).await?;
+        apply_one(conn, &created.commit).await?;
+    }
+    Ok(())
+}
+
+/// Writes one room's part of a commit.
+async fn apply_one(conn: &mut SqliteConnection, c: &Commit) -> Result<(), StoreError> {
     let version = codec::check_commit(c)?;
     let room_id = codec::uuid_text(c.room_id);
     let updated = sqlx::query(
@@ -341,7 +424,7 @@ async fn apply(conn: &mut SqliteConnection, c: &Commit) -> Result<(), StoreError
         .execute(&mut *conn)
         .await?;
     }
-    if let Some(s) = &c.seat {
+    for s in &c.seats {
         sqlx::query(
             "INSERT INTO seats (room_id, seat, name, token_hash, joined_at) \
              VALUES (?1, ?2, ?3, ?4, ?5)",
