@@ -35,7 +35,10 @@ function boardPicture(page) {
     .evaluateAll((squares) => squares.map((el) => `${el.getAttribute('data-square')} ${el.getAttribute('class')} ${el.innerHTML}`));
 }
 
-const controls = ['#resign', '#offer-draw', '#accept-draw', '#decline-draw', '#claim-draw', '#rematch'];
+const controls = [
+  '#resign', '#offer-draw', '#accept-draw', '#decline-draw', '#claim-draw', '#abort', '#rematch',
+  '#accept-rematch', '#decline-rematch',
+];
 
 async function visibleControls(page) {
   const shown = [];

@@ -28,6 +28,8 @@ function refreshForm() {
   const tsin = game === 'khan-tsin';
   for (const el of document.querySelectorAll('.tsin-only')) el.hidden = !tsin;
   for (const el of document.querySelectorAll('.two-players')) el.hidden = !tsin || $('#players').value !== '2';
+  // A pass-and-play table has no chat.
+  $('#spectator-chat-option').closest('label').hidden = $('#local').checked;
   $('#game-blurb').textContent = t(`game.${game}.blurb`);
   const seat = $('#seat');
   const previous = seat.value;
@@ -63,6 +65,8 @@ function createRequest() {
     options: {},
   };
   if (name) body.name = name;
+  // Spectators may chat unless the creator says otherwise (a pass-and-play table has no chat).
+  if (!local) body.options.spectator_chat = $('#spectator-chat-option').checked;
   if (startPosition) {
     // A start position fixes the players, colours and layout itself.
     body.options.start_position = startPosition;
@@ -97,7 +101,7 @@ async function create(event) {
   try {
     const created = await createRoom(body);
     const code = created.invite_code;
-    keepSeat(code, created.room_id, created.seat, created.seat_token, { local });
+    keepSeat(code, created.room_id, created.seat, created.seat_token, { local, creator: true });
     if (local) await takeEverySeat(code);
     location.href = roomUrl(code);
   } catch (problem) {
@@ -154,7 +158,7 @@ async function joinFromLobby(code, button) {
 setUpLanguage();
 $('#name').value = lastName();
 refreshForm();
-for (const id of ['#game', '#players', '#colors']) $(id).addEventListener('change', refreshForm);
+for (const id of ['#game', '#players', '#colors', '#local']) $(id).addEventListener('change', refreshForm);
 $('#random-layout').addEventListener('click', () => {
   $('#layout').value = randomLayout();
 });

@@ -6,10 +6,16 @@
 // same versioned events; the room's state applies each version once, whichever socket brings it
 // first. Legal moves come only to the seat on move, so they are kept per seat with the position
 // they belong to, and offered to the board only while that position is the current one.
+//
+// After the game the players may agree to a rematch: the server makes the next room and each
+// player's token works there too, so on the `rematch` event the page keeps each held seat's token
+// for the new room (at its new seat) and goes there; spectators follow. Chat (not at a
+// pass-and-play table) comes in unversioned frames: players write and read the players' channel,
+// spectators write their own channel and read both.
 
-import { createRoom, joinRoom, roomSummary, roomUrl, homeUrl } from './api.js';
+import { joinRoom, roomSummary, roomUrl, homeUrl } from './api.js';
 import { RoomSocket } from './socket.js';
-import { forgetSeat, heldSeats, keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+import { forgetSeat, heldSeats, keepSeat, lastName, rememberName } from './seats.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -32,7 +38,16 @@ const room = {
   offers: [],
   counting: null,
   result: null,
+  spectatorChat: true,
+  // The rematch made after this game ({room_id, invite_code, seats}), once every seat agreed.
+  rematch: null,
 };
+// The chat messages this browser reads, oldest first ({channel, seat, name, text, at}).
+let chat = [];
+// The creator's seat when this browser holds it (it may turn spectator chat off), else null.
+let creatorSeat = null;
+// A spectator-chat switch sent and not yet answered: the checkbox keeps what the user chose.
+let switchInFlight = false;
 // seat -> {position, moves, complete}: the last legal moves the server sent to that (held) seat;
 // `complete` is false when the server left some out (`legal_moves_complete: false`, Khan).
 const legal = new Map();
@@ -65,6 +80,11 @@ function actingSeat() {
   return null;
 }
 
+// The socket whose chat frames this page takes (at a local table every seat's socket brings them).
+function chatSeat() {
+  return [...sockets.keys()][0] ?? null;
+}
+
 // ---- state from the server's frames
 
 function receive(seat, frame) {
@@ -79,14 +99,32 @@ function receive(seat, frame) {
   switch (frame.t) {
     case 'welcome':
       return;
+    case 'chat':
+      if (seat !== chatSeat()) return;
+      chat.push(d);
+      renderChat();
+      return;
+    case 'chat_history':
+      if (seat !== chatSeat()) return;
+      chat = [...(d.messages ?? [])];
+      renderChat();
+      return;
     case 'presence':
       if (room.seats[d.seat]) room.seats[d.seat].connected = d.connected;
       render();
       return;
-    case 'snapshot':
+    case 'snapshot': {
+      if (seat === chatSeat()) {
+        chat = [...(d.chat ?? [])];
+        renderChat();
+      }
       if (room.version !== null && frame.v < room.version) return;
+      const live = room.version !== null;
+      const hadRematch = room.rematch !== null;
       applySnapshot(frame.v, d);
+      if (room.rematch && !hadRematch) followRematch(live);
       break;
+    }
     default:
       if (frame.v === undefined || room.version === null) return;
       if (frame.v <= room.version) {
@@ -97,6 +135,7 @@ function receive(seat, frame) {
       }
       applyEvent(frame.t, d);
       room.version = frame.v;
+      if (frame.t === 'rematch') followRematch(true);
   }
   render();
 }
@@ -114,6 +153,8 @@ function applySnapshot(version, d) {
     offers: d.offers.map((o) => ({ ...o, accepted: [...(o.accepted ?? [])] })),
     counting: d.counting ?? null,
     result: d.result ?? null,
+    spectatorChat: d.spectator_chat !== false,
+    rematch: d.rematch ?? null,
   });
 }
 
@@ -159,7 +200,32 @@ function applyEvent(type, d) {
     case 'game_over':
       Object.assign(room, { status: 'finished', result: d.result, toMove: null, offers: [] });
       break;
+    case 'spectator_chat':
+      room.spectatorChat = d.enabled;
+      break;
+    case 'rematch':
+      room.rematch = d;
+      room.offers = room.offers.filter((o) => o.kind !== 'rematch');
+      break;
   }
+}
+
+// The rematch was made: every seat held here keeps its token for the new room, at its new seat
+// (the same token works there). `live`: it happened while this page was showing the room (the
+// event, or a snapshot after a reconnect), so the page goes to the new room, a spectator's too;
+// a page opened later (the old link, the back button) shows a link to it instead.
+function followRematch(live) {
+  const info = room.rematch;
+  for (const [seat, socket] of sockets) {
+    if (seat === null || !socket.token) continue;
+    const moved = info.seats.find((s) => s.seat === seat);
+    if (!moved) continue;
+    keepSeat(info.invite_code, info.room_id, moved.new_seat, socket.token, {
+      local: role === 'local',
+      creator: seat === creatorSeat,
+    });
+  }
+  if (live) location.assign(roomUrl(info.invite_code));
 }
 
 // Legal moves known for position `from` count for position `to` from now on (see `carried`).
@@ -183,6 +249,7 @@ function render() {
   renderControls();
   renderMoves();
   renderInvite();
+  renderChatControls();
 }
 
 // The legal moves of the seat on move when this browser holds it and they are for the current
@@ -306,16 +373,27 @@ function drawOffer() {
   return { offer, answerer: answerer ?? null, ours: sockets.has(offer.by) };
 }
 
+// The open rematch offer, the seat here that can accept it, and whether it is our own. Every
+// other seat must accept, a player who left a three-player game too (everyone sits in the next).
+function rematchOffer() {
+  const offer = room.offers.find((o) => o.kind === 'rematch');
+  if (!offer) return null;
+  const answerer = [...sockets.keys()].find(
+    (seat) => seat !== null && seat !== offer.by && !offer.accepted.includes(seat),
+  );
+  return { offer, answerer: answerer ?? null, ours: sockets.has(offer.by) };
+}
+
 function renderOffers() {
   const box = $('#offers');
-  const open = drawOffer();
-  if (!open) {
-    box.textContent = '';
-    return;
+  const texts = [];
+  for (const [open, key] of [[drawOffer(), 'room.draw_offered'], [rematchOffer(), 'room.rematch_offered']]) {
+    if (!open) continue;
+    const accepted = open.offer.accepted.map(seatName).join(', ');
+    texts.push(t(key, { player: seatName(open.offer.by) })
+      + (accepted ? ` ${t('room.draw_accepted_by', { players: accepted })}` : ''));
   }
-  const accepted = open.offer.accepted.map(seatName).join(', ');
-  box.textContent = t('room.draw_offered', { player: seatName(open.offer.by) })
-    + (accepted ? ` ${t('room.draw_accepted_by', { players: accepted })}` : '');
+  box.textContent = texts.join(' ');
 }
 
 function renderControls() {
@@ -334,8 +412,27 @@ function renderControls() {
   show('#decline-draw', Boolean(open && (open.answerer !== null || canWithdraw)));
   decline.textContent = t(canWithdraw ? 'room.withdraw_draw' : 'room.decline_draw');
   show('#claim-draw', acting && room.game === 'ouk-chatrang' && sockets.has(room.toMove));
-  show('#rematch', room.status === 'finished' && role !== 'spectator');
-  $('#rematch').title = role === 'player' ? t('room.rematch_note') : '';
+  // Abort: while not every player still in the game has moved (the server judges; a refusal says
+  // why), or, for the creator, a room still waiting for players.
+  const inGame = room.seats.filter((s) => !s.left).length;
+  const waitingCreator = room.status === 'waiting' && role === 'player' && seat === creatorSeat;
+  show('#abort', (acting && room.moves.length < inGame) || waitingCreator);
+  $('#abort').textContent = t(waitingCreator ? 'room.cancel_room' : 'room.abort');
+
+  // Rematch: after a game that started, until it is made; an open offer is answered instead.
+  const rematch = room.status === 'finished' && !room.rematch ? rematchOffer() : null;
+  const started = room.seats.length > 0 && room.seats.every((s) => s.taken);
+  show('#rematch', room.status === 'finished' && role !== 'spectator' && started && !room.rematch && !rematch);
+  show('#accept-rematch', Boolean(rematch && rematch.answerer !== null));
+  const withdrawRematch = Boolean(rematch && rematch.answerer === null && rematch.ours);
+  show('#decline-rematch', Boolean(rematch && (rematch.answerer !== null || withdrawRematch)));
+  $('#decline-rematch').textContent = t(withdrawRematch ? 'room.withdraw_rematch' : 'room.decline_rematch');
+  $('#rematch-box').hidden = !room.rematch;
+  if (room.rematch) {
+    const link = $('#rematch-link');
+    link.href = roomUrl(room.rematch.invite_code);
+    link.textContent = t(role === 'spectator' ? 'room.rematch_watch' : 'room.rematch_go');
+  }
 
   const free = room.seats.filter((s) => !s.taken);
   const joinBox = $('#join-box');
@@ -426,11 +523,14 @@ function connect() {
   const held = heldSeats(inviteCode);
   const seats = held.roomId === null || held.roomId === room.id ? held.seats : new Map();
   role = seats.size === 0 ? 'spectator' : seats.size === 1 ? 'player' : 'local';
+  creatorSeat = seats.has(held.creator) ? held.creator : null;
   const entries = seats.size === 0 ? [[null, null]] : [...seats];
   for (const [seat, token] of entries) {
     const socket = new RoomSocket({
       room: room.id,
       token,
+      // A spectator is named in the spectators' chat by the name last typed in this browser.
+      name: token ? null : lastName() || null,
       onFrame: (frame) => receive(seat, frame),
       onState: (s) => socketState(seat, s),
     });
@@ -473,19 +573,27 @@ async function takeSeat() {
   }
 }
 
-// Sends a command for a seat held here and shows a refusal in words.
-async function command(seat, type, d = {}) {
+// Sends a command for a seat held here and shows a refusal in words (`context`: a group of
+// words for the refusals of this kind of command, e.g. `rematch.rate_limited`, before the
+// general `reject.*`). Resolves with whether the server accepted it.
+async function command(seat, type, d = {}, context = null) {
   const socket = sockets.get(seat);
-  if (!socket) return;
+  if (!socket) return false;
   try {
     await socket.send(type, d);
+    return true;
   } catch (problem) {
-    message = rejectText(problem);
+    message = rejectText(problem, context);
     render();
+    return false;
   }
 }
 
-function rejectText(problem) {
+function rejectText(problem, context = null) {
+  if (context) {
+    const special = `${context}.${problem.code}`;
+    if (t(special) !== special) return t(special);
+  }
   const key = `reject.${problem.code}`;
   return t(key) === key ? t('error.other', { message: problem.message }) : t(key);
 }
@@ -504,30 +612,100 @@ async function sendMove(move) {
   }
 }
 
-// A new room with the same game and start, each player moved one seat on (two players swap
-// colours; in Khan-Tsin the colours rotate). The server has no rematch of its own yet, so the
-// opponent gets the new room's link; a local table takes every seat again.
-async function rematch() {
-  const button = $('#rematch');
-  button.disabled = true;
-  const local = role === 'local';
-  const mine = local ? 0 : [...sockets.keys()][0];
-  const body = {
-    game: room.game,
-    seat: (mine + 1) % room.seats.length,
-    visibility: 'private',
-    options: { start_position: room.startPosition },
-  };
-  const name = local ? null : room.seats[mine]?.name;
-  if (name) body.name = name;
+// Offers a rematch (the server makes the next room once every other seat accepts). At a local
+// table this browser holds every seat: it accepts for the others at once.
+async function offerRematch() {
+  const seats = [...sockets.keys()].filter((seat) => seat !== null);
+  if (seats.length === 0) return;
+  message = null;
+  if (!(await command(seats[0], 'offer_rematch', {}, 'rematch')) || role !== 'local') return;
+  for (const seat of seats.slice(1)) {
+    const offer = room.offers.find((o) => o.kind === 'rematch');
+    if (!offer || offer.accepted.includes(seat)) continue;
+    if (!(await command(seat, 'accept', { offer: offer.id }, 'rematch'))) return;
+  }
+}
+
+// ---- chat
+
+function chatName(entry) {
+  if (entry.seat !== null && entry.seat !== undefined) {
+    const color = room.seats[entry.seat]?.color;
+    return entry.name || (color ? colorName(room.game, color) : t('chat.player'));
+  }
+  return entry.name || t('chat.spectator');
+}
+
+// The message list, rebuilt from `chat` (text through textContent only: it is what people typed).
+function renderChat() {
+  const list = $('#chat');
+  const labelled = role === 'spectator';
+  list.replaceChildren(
+    ...chat.map((entry) => {
+      const li = document.createElement('li');
+      li.dataset.channel = entry.channel;
+      if (entry.seat !== null && entry.seat !== undefined) li.dataset.seat = entry.seat;
+      if (labelled) {
+        const channel = document.createElement('span');
+        channel.className = 'chat-channel';
+        channel.textContent = t(`chat.channel.${entry.channel}`);
+        li.append(channel, ' ');
+      }
+      const name = document.createElement('span');
+      name.className = 'chat-name';
+      name.textContent = chatName(entry);
+      const text = document.createElement('span');
+      text.className = 'chat-text';
+      text.textContent = entry.text;
+      if (entry.at) li.title = new Date(entry.at).toLocaleString(document.documentElement.lang);
+      li.append(name, ' ', text);
+      return li;
+    }),
+  );
+  list.scrollTop = list.scrollHeight;
+  $('#chat-box').dataset.count = chat.length;
+}
+
+function renderChatControls() {
+  const box = $('#chat-box');
+  box.hidden = role === 'local' || room.version === null;
+  if (box.hidden) return;
+  const closed = role === 'spectator' && !room.spectatorChat;
+  $('#chat-input').disabled = closed;
+  $('#chat-send').disabled = closed;
+  const note = $('#chat-note');
+  const noteKey = closed ? 'chat.spectators_off' : role === 'spectator' ? 'chat.spectator_hint' : null;
+  note.hidden = noteKey === null;
+  note.textContent = noteKey === null ? '' : t(noteKey);
+  const toggle = $('#spectator-chat-switch');
+  toggle.hidden = !(role === 'player' && creatorSeat !== null);
+  if (!switchInFlight) $('#spectator-chat').checked = room.spectatorChat;
+}
+
+async function sendChat(event) {
+  event.preventDefault();
+  const input = $('#chat-input');
+  const text = input.value.trim();
+  const seat = chatSeat();
+  if (!text || !sockets.has(seat) || role === 'local') return;
+  const error = $('#chat-error');
+  error.textContent = '';
+  input.value = '';
   try {
-    const created = await createRoom(body);
-    keepSeat(created.invite_code, created.room_id, created.seat, created.seat_token, { local });
-    if (local) await takeEverySeat(created.invite_code);
-    location.href = roomUrl(created.invite_code) + (local ? '' : '#rematch');
+    await sockets.get(seat).send('chat', { channel: role === 'spectator' ? 'spectators' : 'players', text });
   } catch (problem) {
-    message = errorText(problem);
-    button.disabled = false;
+    if (!input.value) input.value = text;
+    error.textContent = rejectText(problem, 'chat');
+  }
+}
+
+async function switchSpectatorChat() {
+  const enabled = $('#spectator-chat').checked;
+  switchInFlight = true;
+  try {
+    await command(creatorSeat, 'set_spectator_chat', { enabled });
+  } finally {
+    switchInFlight = false;
     render();
   }
 }
@@ -598,7 +776,7 @@ function wire() {
     const seat = actingSeat();
     if (seat !== null && confirm(t('room.resign_confirm'))) command(seat, 'resign');
   });
-  $('#offer-draw').addEventListener('click', acting('offer_draw'));
+  $('#offer-draw').addEventListener('click', () => command(actingSeat(), 'offer_draw', {}, 'draw'));
   $('#claim-draw').addEventListener('click', acting('claim_draw', { reason: 'repetition' }));
   $('#accept-draw').addEventListener('click', () => {
     const open = drawOffer();
@@ -610,7 +788,22 @@ function wire() {
     const seat = open.answerer ?? open.offer.by;
     command(seat, 'decline', { offer: open.offer.id });
   });
-  $('#rematch').addEventListener('click', rematch);
+  $('#abort').addEventListener('click', () => {
+    const seat = actingSeat();
+    if (seat !== null && confirm(t('room.abort_confirm'))) command(seat, 'abort');
+  });
+  $('#rematch').addEventListener('click', offerRematch);
+  $('#accept-rematch').addEventListener('click', () => {
+    const open = rematchOffer();
+    if (open?.answerer !== null) command(open.answerer, 'accept', { offer: open.offer.id }, 'rematch');
+  });
+  $('#decline-rematch').addEventListener('click', () => {
+    const open = rematchOffer();
+    if (!open) return;
+    command(open.answerer ?? open.offer.by, 'decline', { offer: open.offer.id }, 'rematch');
+  });
+  $('#chat-form').addEventListener('submit', sendChat);
+  $('#spectator-chat').addEventListener('change', switchSpectatorChat);
   $('#take-seat').addEventListener('click', takeSeat);
   $('#copy-invite').addEventListener('click', copyInvite);
   $('#name').value = lastName();
@@ -622,8 +815,8 @@ function wire() {
     renderConnection();
     lastView = null;
     render();
+    renderChat();
   });
-  $('#rematch-note').hidden = location.hash !== '#rematch';
 }
 
 setUpLanguage();

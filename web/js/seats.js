@@ -1,7 +1,9 @@
 // The seats this browser holds, kept in localStorage so that a reload (or a later visit) returns
 // to them. One entry per room, under its invite code (lower case, as codes are case-insensitive):
-//   {room_id, local, seats: {"0": token, ...}}
-// `local` marks a pass-and-play room: this browser took every seat and plays them all.
+//   {room_id, local, seats: {"0": token, ...}, creator}
+// `local` marks a pass-and-play room: this browser took every seat and plays them all. `creator`
+// (when present) is the seat this browser created the room with (`POST /api/rooms`), or its seat in
+// a rematch of a room it created: the room's creator, who may turn spectator chat off.
 
 import { joinRoom, roomSummary } from './api.js';
 
@@ -24,22 +26,26 @@ function write(inviteCode, entry) {
   localStorage.setItem(key(inviteCode), JSON.stringify(entry));
 }
 
-// {roomId, local, seats: Map seat -> token} for this room (no seats when none is held).
+// {roomId, local, creator, seats: Map seat -> token} for this room (no seats when none is held;
+// creator: the creator's seat when this browser holds it, else null).
 export function heldSeats(inviteCode) {
   const entry = read(inviteCode);
   return {
     roomId: entry?.room_id ?? null,
     local: Boolean(entry?.local),
+    creator: Number.isInteger(entry?.creator) ? entry.creator : null,
     seats: new Map(Object.entries(entry?.seats ?? {}).map(([seat, token]) => [Number(seat), token])),
   };
 }
 
-// Remembers the token of a seat just taken; `local` when it belongs to a pass-and-play room.
-export function keepSeat(inviteCode, roomId, seat, token, { local = false } = {}) {
+// Remembers the token of a seat just taken; `local` when it belongs to a pass-and-play room,
+// `creator` when this seat created the room.
+export function keepSeat(inviteCode, roomId, seat, token, { local = false, creator = false } = {}) {
   const entry = read(inviteCode) ?? { room_id: roomId, local, seats: {} };
   entry.room_id = roomId;
   entry.local = entry.local || local;
   entry.seats[seat] = token;
+  if (creator) entry.creator = seat;
   write(inviteCode, entry);
 }
 
@@ -48,6 +54,7 @@ export function forgetSeat(inviteCode, seat) {
   const entry = read(inviteCode);
   if (!entry) return;
   delete entry.seats[seat];
+  if (entry.creator === seat) delete entry.creator;
   if (Object.keys(entry.seats).length === 0) localStorage.removeItem(key(inviteCode));
   else write(inviteCode, entry);
 }

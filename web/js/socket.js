@@ -4,7 +4,8 @@
 // not answered when the connection dropped (the server answers a known cid as before, so a
 // command is never played twice).
 //
-//   const socket = new RoomSocket({ room, token, onFrame, onState });
+//   const socket = new RoomSocket({ room, token, name, onFrame, onState });
+//       // name: a spectator's name for the spectators' chat (hello.d.name; none for a seat)
 //   socket.state        'connecting' | 'online' | 'offline'
 //   socket.failure      null, or {code} once it gave up (the hello's error code, or the close code)
 //   socket.retryAt      while offline and not given up: when the next attempt starts (ms epoch)
@@ -40,9 +41,10 @@ const pageId = Math.random().toString(36).slice(2, 10);
 let commands = 0;
 
 export class RoomSocket {
-  constructor({ room, token = null, onFrame, onState }) {
+  constructor({ room, token = null, name = null, onFrame, onState }) {
     this.room = room;
     this.token = token;
+    this.name = name;
     this.onFrame = onFrame;
     this.onState = onState;
     this.state = 'connecting';
@@ -77,6 +79,7 @@ export class RoomSocket {
     ws.onopen = () => {
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
+      else if (this.name) hello.name = this.name;
       if (this.lastV !== null) hello.last_v = this.lastV;
       ws.send(JSON.stringify({ t: 'hello', d: hello }));
     };

@@ -8,7 +8,8 @@
 //       // creator in its seat, returning the invite link (http://127.0.0.1:PORT/r/CODE). Every
 //       // option may be left out (the page's defaults). `local: true` makes a pass-and-play room
 //       // (every seat held by this browser; #room[data-role=local]); `startPosition` (a FEN or
-//       // position text) is typed into the form's "Advanced" part.
+//       // position text) is typed into the form's "Advanced" part; `spectatorChat: false`
+//       // unticks "spectators may chat".
 //   await setLanguage(page, 'ko');                     // the #lang switch, then <html lang=ko>
 //
 // Room page:
@@ -31,6 +32,11 @@
 //   await squaresWith(page, 'target')  // the data-square of every square with that class
 //   await seatsByName(server, invite)  // { Dara: 0, Sok: 1 }: who holds which seat (REST)
 //
+// Chat:
+//   await sendChat(page, 'good luck');   // types into #chat-input and presses Enter
+//   await chatTexts(page)                // the text of every #chat li's .chat-text, in order
+//   await waitForChat(page, 'good luck'); // until some #chat li's text is exactly that
+//
 // Two players:
 //   const { first, second, invite } = await twoPlayers(t, browser, server, { game: 'khan', startPosition });
 //       // Dara creates the room on a desktop page (createRoom's options; seat 0, the first
@@ -47,13 +53,14 @@ import { newPage } from './browser.mjs';
 
 export async function createRoom(page, server, options = {}) {
   await page.goto(`${server.url}/`);
-  const { game = 'ouk-chatrang', seat, visibility, players, layout, name, local, startPosition } = options;
+  const { game = 'ouk-chatrang', seat, visibility, players, layout, name, local, startPosition, spectatorChat } = options;
   await setField(page, '#game', game);
   if (seat !== undefined) await setField(page, '#seat', seat);
   if (visibility !== undefined) await setField(page, '#visibility', visibility);
   if (players !== undefined) await setField(page, '#players', String(players));
   if (layout !== undefined) await setField(page, '#layout', layout);
   if (name !== undefined) await setField(page, '#name', name);
+  if (spectatorChat !== undefined) await setField(page, '#spectator-chat-option', spectatorChat);
   if (local !== undefined) await setField(page, '#local', local);
   if (startPosition !== undefined) {
     await page.click('#advanced summary');
@@ -178,6 +185,23 @@ export async function seatsByName(server, invite) {
   if (!response.ok) throw new Error(`GET /api/rooms/${code}: ${response.status}`);
   const { seats } = await response.json();
   return Object.fromEntries(seats.filter((s) => s.taken).map((s) => [s.name, s.seat]));
+}
+
+// Chat (room page): see the top of this file.
+export async function sendChat(page, text) {
+  await page.fill('#chat-input', text);
+  await page.press('#chat-input', 'Enter');
+}
+
+export async function chatTexts(page) {
+  return page.locator('#chat li .chat-text').allTextContents();
+}
+
+export async function waitForChat(page, text) {
+  await page.waitForFunction(
+    (wanted) => [...document.querySelectorAll('#chat li .chat-text')].some((el) => el.textContent === wanted),
+    text,
+  );
 }
 
 // Polls `read` until `check(value)` holds, for what no selector can say (e.g. "the move list has
