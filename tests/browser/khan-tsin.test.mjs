@@ -11,7 +11,7 @@ import { startServer } from './lib/server.mjs';
 import { launchBrowser, newPage, screenshot } from './lib/browser.mjs';
 import {
   clickSquare, clickButton, playMove, waitForRoom, waitForVersion, roomState, moveList, resultText,
-  squaresWith, seatsByName, eventually, twoPlayers, createRoom, joinRoom, startMove,
+  squaresWith, seatsByName, eventually, twoPlayers, createRoom, joinRoom, startMove, setLanguage,
 } from './lib/pages.mjs';
 
 const LAYOUT = '231231231231231231231231231231231231';
@@ -92,7 +92,7 @@ test('the end of the placement phase: pawn or Khan-pawn, then the neutral pawns 
   await playMove(green, ['23']);
 
   for (const page of [white, green]) {
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 4), ['p8', 'p20', 'K11', 'p23']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 4), ['White pawn on 8', 'Green pawn on 20', 'White Khan-pawn on 11', 'Green pawn on 23']);
     assert.equal(await eventually(() => phase(page), (p) => p === 'movement'), 'movement');
   }
   // The neutral blue pawns filled the 12 squares left: no square is empty now.
@@ -127,7 +127,7 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
   await playMove(white, ['3']);
 
   for (const page of [white, green]) {
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['0:1+ → 3']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White: 0:1+ → 3']);
   }
   assert.deepEqual((await eventually(() => squaresWith(green, 'last'), (s) => s.length === 2)).sort(), ['0', '3']);
 
@@ -149,11 +149,23 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
 
   for (const page of [white, green]) {
     await waitForRoom(page, { status: 'finished' });
-    assert.deepEqual(await moveList(page), ['0:1+ → 3', '20:1+ → 22', '2:1+ → 3']);
+    assert.deepEqual(await moveList(page), ['White: 0:1+ → 3', 'Green: 20:1+ → 22', 'White: 2:1+ → 3']);
+    // One line per move, each with its colour's swatch.
+    assert.deepEqual(await page.locator('#moves li > .swatch').evaluateAll((els) => els.map((el) => el.className)),
+      ['swatch white', 'swatch green', 'swatch white']);
     assert.notEqual(await resultText(page), '');
     assert.deepEqual((await squaresWith(page, 'last')).sort(), ['2', '3']);
     assert.equal(await page.locator('#board [data-square].movable, #board [data-square].target').count(), 0);
   }
+  // A reload rebuilds the list from the snapshot: the colours come from replaying the moves.
+  await white.reload();
+  await waitForRoom(white, { status: 'finished' });
+  assert.deepEqual(await eventually(() => moveList(white), (l) => l.length === 3),
+    ['White: 0:1+ → 3', 'Green: 20:1+ → 22', 'White: 2:1+ → 3']);
+  // In Korean too.
+  await setLanguage(white, 'ko');
+  assert.deepEqual(await moveList(white), ['흰색: 0:1+ → 3번', '초록: 20:1+ → 22번', '흰색: 2:1+ → 3번']);
+  await setLanguage(white, 'en');
   const height = await white.locator('#board [data-square="3"] > title').textContent();
   assert.match(height, /height 9/);
   await screenshot(white, 'khan-tsin-desktop-end');
@@ -174,8 +186,8 @@ test('a move with fewer stacks to count than its distance goes round the circle,
   await playMove(white, ['10']);
 
   for (const page of [white, green]) {
-    // The server's display is `1:1+ to 10`; the list shows it without English words.
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['1:1+ → 10']);
+    // The server's display is `1:1+ to 10`; the list shows it with the colour, in the page's words.
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White: 1:1+ → 10']);
     assert.deepEqual((await eventually(() => squaresWith(page, 'last'), (s) => s.length === 2)).sort(), ['1', '10']);
     const stack = await page.locator('#board [data-square="10"] > title').textContent();
     assert.match(stack, /height 2/);
@@ -224,7 +236,7 @@ test('three players: one resigns (after a confirmation) while another is on move
   await startMove(bySeat[1], '4');
   await clickButton(bySeat[1], '[data-place="p"]');
   for (const page of bySeat) {
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 2), ['p1', 'p4']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 2), ['White pawn on 1', 'Green pawn on 4']);
   }
   // Blue's turns are skipped: white is on move again.
   for (const page of bySeat) await waitForRoom(page, { toMove: '0' });

@@ -114,13 +114,14 @@ test('a spectator sees every move of a three-player Khan-Tsin game', async (t) =
   const players = { [seats.Dara]: creator, [seats.Sok]: second, [seats.Chan]: third };
   // Placement begins on the triple squares: 1, 4, 7, ... on the default layout (231 repeated).
   const placed = [];
+  const colors = ['White', 'Green', 'Blue'];
   for (const square of [1, 4, 7, 10, 13, 16]) {
     const { toMove, version } = await roomState(spectator);
     const player = players[toMove];
     await startMove(player, String(square));
     await clickButton(player, '[data-place="p"]');
     await waitForVersion(player, version + 1);
-    placed.push(`p${square}`);
+    placed.push(`${colors[placed.length % 3]} pawn on ${square}`);
     await waitForVersion(spectator, version + 1);
     assert.deepEqual(await moveList(spectator), placed);
   }

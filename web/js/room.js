@@ -64,6 +64,17 @@ let orientation = 0;
 let moveInFlight = false;
 // A passing word under the status (a refused command, a skipped turn): {key, params} or text.
 let message = null;
+// The board module (its exports: Khan-Tsin's parsePosition names who played each move).
+let boardModule = null;
+// Offer ids this page declined or withdrew itself: their `offer_declined` needs no word.
+const ownDeclines = new Set();
+// Ouk Chatrang's claim button: how often each position (the FEN's board, side to move and rights)
+// has stood in this game as far as this page knows. `complete`: the page saw every position since
+// the start (a first snapshot before any move, then every `moved`); after a snapshot that came
+// with moves it did not see, it is false and the button shows from the 8th ply on instead.
+const seen = { complete: false, counts: new Map() };
+// Khan-Tsin: the colour that played each ply, when a `moved` event said so (its seat).
+const moveColors = [];
 
 function seatName(seat) {
   const info = room.seats[seat];
@@ -141,6 +152,12 @@ function receive(seat, frame) {
 }
 
 function applySnapshot(version, d) {
+  const sameHistory = seen.complete && room.version === version && room.moves.length === d.moves.length;
+  if (!sameHistory) {
+    seen.complete = d.moves.length === 0;
+    seen.counts = new Map([[positionKey(d.position), 1]]);
+    moveColors.length = 0;
+  }
   Object.assign(room, {
     version,
     status: d.status,
@@ -167,7 +184,9 @@ function applyEvent(type, d) {
       Object.assign(room, { status: 'playing', position: d.position, toMove: d.to_move });
       break;
     case 'moved':
+      if (d.seat !== undefined && room.seats[d.seat]) moveColors[room.moves.length] = room.seats[d.seat].color;
       room.moves.push(d.move);
+      seen.counts.set(positionKey(d.position), (seen.counts.get(positionKey(d.position)) ?? 0) + 1);
       room.displayMoves.push(d.display);
       Object.assign(room, { position: d.position, toMove: d.to_move, counting: d.counting ?? null });
       message = null;
@@ -175,9 +194,12 @@ function applyEvent(type, d) {
     case 'offer':
       room.offers.push({ id: d.id, kind: d.kind, by: d.by, accepted: [...(d.accepted ?? [])] });
       break;
-    case 'offer_declined':
+    case 'offer_declined': {
+      const offer = room.offers.find((o) => o.id === d.id);
       room.offers = room.offers.filter((o) => o.id !== d.id);
+      if (offer) message = declinedMessage(offer);
       break;
+    }
     case 'offer_accepted':
       room.offers.find((o) => o.id === d.id)?.accepted.push(d.by);
       break;
@@ -199,6 +221,8 @@ function applyEvent(type, d) {
     }
     case 'game_over':
       Object.assign(room, { status: 'finished', result: d.result, toMove: null, offers: [] });
+      // A refusal or a skip from the game is stale now: the result speaks.
+      message = null;
       break;
     case 'spectator_chat':
       room.spectatorChat = d.enabled;
@@ -208,6 +232,39 @@ function applyEvent(type, d) {
       room.offers = room.offers.filter((o) => o.kind !== 'rematch');
       break;
   }
+}
+
+// Words for an offer that closed (`offer_declined` tells only which): the offerer's page names
+// the player who declined it (with one other player still in the game; else it says it was
+// declined), the other players' pages say the offerer withdrew it (two players: nobody else could
+// have), and spectators or a three-player table learn that it is off. A decline sent from this
+// page says nothing: the user just did it.
+function declinedMessage(offer) {
+  if (ownDeclines.has(offer.id)) return null;
+  const kind = offer.kind === 'rematch' ? 'rematch' : 'draw';
+  const maker = seatName(offer.by);
+  const others = room.seats.filter((s) => s.seat !== offer.by && !sockets.has(s.seat)
+    && (kind === 'rematch' || !s.left));
+  if (sockets.has(offer.by)) {
+    return others.length === 1
+      ? { key: `room.${kind}_declined_by`, params: { player: seatName(others[0].seat) } }
+      : { key: `room.${kind}_declined`, params: {} };
+  }
+  const mine = [...sockets.keys()].some((seat) => seat !== null);
+  if (mine && others.length === 0) return { key: `room.${kind}_withdrawn`, params: { player: maker } };
+  return { key: `room.${kind}_closed`, params: { player: maker } };
+}
+
+// An Ouk Chatrang FEN's board, side to move and rights: what makes a position repeat.
+function positionKey(position) {
+  return (position ?? '').trim().split(/\s+/).slice(0, 3).join(' ');
+}
+
+// Whether the claim-draw button shows (see `seen`): the position has stood three times, or,
+// when the page does not know the whole game, from the 8th ply on (the server judges the claim).
+function repetitionPossible() {
+  if (seen.complete) return (seen.counts.get(positionKey(room.position)) ?? 0) >= 3;
+  return room.moves.length >= 8;
 }
 
 // The rematch was made: every seat held here keeps its token for the new room, at its new seat
@@ -249,7 +306,23 @@ function render() {
   renderControls();
   renderMoves();
   renderInvite();
+  renderDownload();
   renderChatControls();
+}
+
+// After a game that started: its record (any game) and PGN (Ouk Chatrang), from the REST API.
+function renderDownload() {
+  const box = $('#download');
+  const started = room.seats.length > 0 && room.seats.every((s) => s.taken);
+  box.hidden = !(room.status === 'finished' && started && room.id);
+  if (box.hidden) return;
+  const record = $('#download-record');
+  record.href = `api/games/${encodeURIComponent(room.id)}/record`;
+  record.setAttribute('download', `${room.game}-${room.id}.txt`);
+  const pgn = $('#download-pgn');
+  pgn.hidden = room.game !== 'ouk-chatrang';
+  pgn.href = `api/games/${encodeURIComponent(room.id)}/pgn`;
+  pgn.setAttribute('download', `${room.game}-${room.id}.pgn`);
 }
 
 // The legal moves of the seat on move when this browser holds it and they are for the current
@@ -321,7 +394,8 @@ function renderPlayers() {
 function renderStatus() {
   const turn = $('#turn');
   if (room.status === 'waiting') {
-    turn.textContent = t('room.waiting', { count: room.seats.filter((s) => !s.taken).length });
+    const free = room.seats.filter((s) => !s.taken).length;
+    turn.textContent = t(free === 1 ? 'room.waiting_one' : 'room.waiting', { count: free });
   } else if (room.status === 'playing' && room.toMove !== null) {
     const player = seatName(room.toMove);
     if (role === 'player' && sockets.has(room.toMove)) turn.textContent = t('room.your_turn');
@@ -411,7 +485,7 @@ function renderControls() {
   const canWithdraw = Boolean(open && open.answerer === null && open.ours);
   show('#decline-draw', Boolean(open && (open.answerer !== null || canWithdraw)));
   decline.textContent = t(canWithdraw ? 'room.withdraw_draw' : 'room.decline_draw');
-  show('#claim-draw', acting && room.game === 'ouk-chatrang' && sockets.has(room.toMove));
+  show('#claim-draw', acting && room.game === 'ouk-chatrang' && sockets.has(room.toMove) && repetitionPossible());
   // Abort: while not every player still in the game has moved (the server judges; a refusal says
   // why), or, for the creator, a room still waiting for players.
   const inGame = room.seats.filter((s) => !s.left).length;
@@ -459,16 +533,70 @@ function firstMover() {
   return room.startPosition?.split(' ')[1] === 'b' ? 1 : 0;
 }
 
-// A move as the move list shows it. The server's `display` is English in Khan-Tsin (`17:2- to
-// 10`, `pass`): there the list shows the move and its landing square without words
-// (`17:2- → 10`), and a pass in the page's language. The other games' displays are notation.
-function moveText(display, ply) {
+// A move as the move list shows it. The other games' displays are notation. The server's
+// `display` is English in Khan-Tsin (`p1`, `K10`, `17:2- to 10`, `pass`): there the list says it in
+// the page's language with the colour that played it (`color`, or null when unknown): "White
+// pawn on 1", "Green Khan-pawn on 10", "Blue: 17:2- → 10", "White passes".
+function moveText(display, ply, color) {
   if (room.game !== 'khan-tsin') return display;
-  if (display === 'pass') return t('khan-tsin.pass');
+  const name = color ? colorName(room.game, color) : '';
+  const key = (base) => (color ? `room.kt.${base}` : `room.kt.${base}_nocolor`);
+  if (display === 'pass') return t(key('pass'), { color: name });
+  const placed = /^([pK])(\d+)$/.exec(room.moves[ply] ?? display);
+  if (placed) return t(key(placed[1] === 'K' ? 'placed_khan' : 'placed_pawn'), { color: name, square: placed[2] });
   const shift = /^(\d+:\d+[+-]) to (\d+)$/.exec(display);
   if (!shift) return display;
   const move = /^\d+:\d+[+-]$/.test(room.moves[ply] ?? '') ? room.moves[ply] : shift[1];
-  return `${move} → ${shift[2]}`;
+  return t(key('moved'), { color: name, move, square: shift[2] });
+}
+
+// Khan-Tsin: the colour that played each ply. A `moved` event names its seat; for the moves a
+// snapshot brought the page replays them from the start position: a stack move is played by
+// the colour on top of the stack it leaves (only your own top pawn moves), a placement by the
+// next colour in turn (white, green, blue, those playing) that has pawns left to place. Null
+// where the replay cannot tell (a three-player game whose player resigned during placement may
+// be named wrongly: the moves say nothing of it).
+function khanTsinColors() {
+  const colors = [];
+  let pos = null;
+  try {
+    pos = room.startPosition ? boardModule?.parsePosition?.(room.startPosition) : null;
+  } catch {
+    pos = null;
+  }
+  const stacks = pos ? pos.stacks.map((s) => s.map((p) => p.color)) : null;
+  const placed = pos ? { ...pos.placed } : null;
+  let turn = pos?.toMove ?? null;
+  const nextTurn = (after) => {
+    const order = pos.playing;
+    for (let i = 1; i <= order.length; i += 1) {
+      const c = order[(order.indexOf(after) + i) % order.length];
+      if (placed[c] < 12) return c;
+    }
+    return null;
+  };
+  room.moves.forEach((move, ply) => {
+    let color = null;
+    const placement = /^([pK])(\d+)$/.exec(move);
+    const shift = /^(\d+):(\d+)[+-]$/.exec(move);
+    const landing = /to (\d+)$/.exec(room.displayMoves[ply] ?? '');
+    if (stacks && placement) {
+      color = turn;
+      if (moveColors[ply]) color = moveColors[ply];
+      if (color) {
+        stacks[Number(placement[2])]?.push(color);
+        placed[color] += 1;
+        turn = pos.playing.includes(color) ? nextTurn(color) : turn;
+      }
+    } else if (stacks && shift && landing) {
+      const from = stacks[Number(shift[1])] ?? [];
+      color = from.at(-1) ?? null;
+      const moving = from.splice(Math.max(0, from.length - Number(shift[2])));
+      stacks[Number(landing[1])]?.push(...moving);
+    }
+    colors.push(moveColors[ply] ?? color);
+  });
+  return colors;
 }
 
 function renderMoves() {
@@ -480,10 +608,20 @@ function renderMoves() {
     && list.dataset.lang === lang) return;
   list.dataset.room = room.id;
   list.dataset.lang = lang;
+  const colors = room.game === 'khan-tsin' ? khanTsinColors() : [];
   list.replaceChildren(
     ...room.displayMoves.map((display, ply) => {
       const li = document.createElement('li');
-      li.textContent = moveText(display, ply);
+      const color = colors[ply] ?? null;
+      if (color) {
+        const swatch = document.createElement('span');
+        swatch.className = `swatch ${color}`;
+        swatch.setAttribute('aria-hidden', 'true');
+        li.append(swatch);
+        li.dataset.color = color;
+      }
+      li.append(moveText(display, ply, color));
+      li.dataset.move = room.moves[ply] ?? '';
       li.dataset.ply = ply + 1;
       if (pairs) li.dataset.seat = (ply + firstMover()) % 2;
       return li;
@@ -725,6 +863,9 @@ async function copyInvite() {
 }
 
 function showNotice(text) {
+  // No game to show: the board and the side panel (its "Moves" heading too) go.
+  $('#board-area').hidden = true;
+  $('#side').hidden = true;
   const notice = $('#notice');
   notice.hidden = false;
   notice.replaceChildren(text, ' ');
@@ -736,6 +877,7 @@ function showNotice(text) {
 
 async function loadBoard(game) {
   const module = await import(`./boards/${game}.js`);
+  boardModule = module;
   addStrings(module.strings);
   board = module.createBoard($('#board'), { t, onMove: sendMove });
 }
@@ -747,7 +889,7 @@ async function start() {
   } catch (problem) {
     if (problem.status === 404) {
       $('#connection').dataset.state = 'offline';
-      $('#connection').textContent = '';
+      $('#connection').textContent = t('connection.gave_up.unknown_room');
       showNotice(t('room.no_such_room'));
       return;
     }
@@ -765,6 +907,8 @@ async function start() {
   $('#game-name').textContent = t(`game.${room.game}`);
   document.title = `${t(`game.${room.game}`)} · ${t('app.name')}`;
   document.body.dataset.game = room.game;
+  $('#rules-link').href = `rules/${encodeURIComponent(room.game)}`;
+  $('#rules-link').hidden = false;
   await loadBoard(room.game);
   connect();
 }
@@ -786,6 +930,7 @@ function wire() {
     const open = drawOffer();
     if (!open) return;
     const seat = open.answerer ?? open.offer.by;
+    ownDeclines.add(open.offer.id);
     command(seat, 'decline', { offer: open.offer.id });
   });
   $('#abort').addEventListener('click', () => {
@@ -800,6 +945,7 @@ function wire() {
   $('#decline-rematch').addEventListener('click', () => {
     const open = rematchOffer();
     if (!open) return;
+    ownDeclines.add(open.offer.id);
     command(open.answerer ?? open.offer.by, 'decline', { offer: open.offer.id }, 'rematch');
   });
   $('#chat-form').addEventListener('submit', sendChat);

@@ -20,9 +20,9 @@ const R_NUMBER = 494;
 const R_CENTER = 262;
 
 const COLOR_OF_LETTER = { w: 'white', g: 'green', b: 'blue' };
-const PAWN_FILL = { white: '#f6f2e7', green: '#3f8f52', blue: '#2d5cab' };
+export const PAWN_FILL = { white: '#f6f2e7', green: '#3f8f52', blue: '#2d5cab' };
 const PAWN_TEXT = { white: '#2b2a26', green: '#ffffff', blue: '#ffffff' };
-const TILE_FILL = { 1: '#f3e8cb', 2: '#e6cd93', 3: '#d2a75a' };
+export const TILE_FILL = { 1: '#f3e8cb', 2: '#e6cd93', 3: '#d2a75a' };
 const TYPE_KEY = { 1: 'khan-tsin.single', 2: 'khan-tsin.double', 3: 'khan-tsin.triple' };
 
 export const strings = {
@@ -184,8 +184,8 @@ function sectorPath(square) {
   return `M${x1} ${y1}A${R_OUT} ${R_OUT} 0 0 1 ${x2} ${y2}L${x3} ${y3}A${R_IN} ${R_IN} 0 0 0 ${x4} ${y4}Z`;
 }
 
-// The crown that marks a face-up Khan-pawn, centred on (x, y).
-function crown(parent, x, y, size, fill) {
+// The crown that marks a face-up Khan-pawn, centred on (x, y) (also drawn by the rules page).
+export function crown(parent, x, y, size, fill) {
   const s = size / 2;
   el('path', {
     d: `M${x - s} ${y + s * 0.6}L${x - s} ${y - s * 0.5}L${x - s / 2} ${y}L${x} ${y - s * 0.8}`

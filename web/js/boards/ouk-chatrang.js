@@ -97,7 +97,8 @@ const SHAPES = {
   },
 };
 
-function drawPiece(parent, piece) {
+// Also drawn by the rules page's key to the pieces (rules.js), in a 100x100 viewBox.
+export function drawPiece(parent, piece) {
   const side = SIDES[piece.color];
   const shape = SHAPES[piece.kind];
   // The shapes leave a margin: drawn 10 % larger about the square's centre.
