@@ -98,3 +98,25 @@ test('Ouk Chatrang: two players play to checkmate by clicking', async (t) => {
   await screenshot(white, 'ouk-chatrang-desktop-mate');
   await screenshot(black, 'ouk-chatrang-phone-mate');
 });
+
+// Piece's honour counting (O-21): a lone Black King against King and one Touk. Loaded with Black
+// to move, the count starts at the number of pieces, 3, against a limit of 16 for one Touk; each
+// pair of moves adds one (`khanate play ouk-chatrang --position '8/8/4k3/8/2R5/4K3/8/8 b - - 0 1'
+// e6d6 e3d3` ends `... b - 30 8 2`: 4 of 16).
+test('Ouk Chatrang: the counting state is shown as count / limit with the escaping side', async (t) => {
+  const { first: white, second: black } = await twoPlayers(t, browser, server, {
+    game: 'ouk-chatrang', startPosition: '8/8/4k3/8/2R5/4K3/8/8 b - - 0 1',
+  });
+  for (const page of [white, black]) {
+    const text = await eventually(() => page.textContent('#counting'), (s) => /3 \/ 16/.test(s ?? ''));
+    assert.match(text, /Piece's honour: 3 \/ 16, Black .*escaping/);
+  }
+  let version = await playMove(black, ['e6', 'd6']);
+  await waitForVersion(white, version);
+  version = await playMove(white, ['e3', 'd3']);
+  for (const page of [white, black]) {
+    await waitForVersion(page, version);
+    assert.match(await page.textContent('#counting'), /Piece's honour: 4 \/ 16, Black .*escaping/);
+  }
+  await screenshot(white, 'ouk-chatrang-desktop-counting');
+});
