@@ -433,6 +433,34 @@ impl From<ResultInfo> for Outcome {
     }
 }
 
+/// The clocks of a timed room at one instant, in `game_started`, `moved`, `left` and `game_over`:
+/// `{"remaining_ms": [..per seat], "running": seat | null, "at": RFC 3339}`. `remaining_ms[s]` is
+/// seat `s`'s time left at `at` (server time); the `running` seat's clock counts down from there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockInfo {
+    /// Each seat's remaining time in milliseconds at `at`, in seat order.
+    pub remaining_ms: Vec<u64>,
+    /// The seat whose clock runs (the seat on move), or `null` when none does.
+    pub running: Option<Seat>,
+    /// When these times were read (UTC, RFC 3339).
+    pub at: DateTime<Utc>,
+}
+
+/// A timed room's clocks in a `snapshot`: its settings and each seat's time at `at`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// Each seat's starting time, in seconds.
+    pub initial_s: u32,
+    /// The time added after each of a seat's moves (Fischer), in seconds.
+    pub increment_s: u32,
+    /// Each seat's remaining time in milliseconds at `at`, in seat order.
+    pub remaining_ms: Vec<u64>,
+    /// The seat whose clock runs, or `null` when none does.
+    pub running: Option<Seat>,
+    /// When these times were read (UTC, RFC 3339).
+    pub at: DateTime<Utc>,
+}
+
 /// The Ouk Chatrang counting state while a count runs (O-23, O-24):
 /// `{"kind": "board" | "piece", "count", "limit", "escaping": "white" | "black", "started_ply"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -511,6 +539,9 @@ pub enum Event {
         position: String,
         /// The seat on move (`null` when nobody is).
         to_move: Option<Seat>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A timed room's clocks as play begins (the first seat's clock runs); absent untimed.
+        clock: Option<ClockInfo>,
     },
     /// `moved`: a seat played a move; the room adds `legal_moves` for the seat now on move.
     Moved {
@@ -528,6 +559,9 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         /// The Ouk Chatrang count after the move while one runs (O-18..O-24); absent otherwise.
         counting: Option<CountingInfo>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A timed room's clocks after the move (the mover's increment added); absent untimed.
+        clock: Option<ClockInfo>,
     },
     /// `offer`: a seat offered a draw; open until accepted, declined or answered by a move.
     Offer(OfferInfo),
@@ -555,18 +589,24 @@ pub enum Event {
     Left {
         /// The seat that left.
         seat: Seat,
-        /// Why: `resignation` in this version.
+        /// Why: `resignation`, or `timeout` when its clock ran out.
         reason: EndReason,
         /// The position afterwards (the colours still playing change, and maybe the player to
         /// move).
         position: String,
         /// The seat now on move; `null` when this ended the game.
         to_move: Option<Seat>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A timed room's clocks afterwards; absent untimed.
+        clock: Option<ClockInfo>,
     },
     /// `game_over`: the game ended; a position change, and every open offer closes.
     GameOver {
         /// The winner (or `null` for a draw) and the reason word.
         result: ResultInfo,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A timed game's final clocks (none runs any more); absent untimed.
+        clock: Option<ClockInfo>,
     },
     /// `rematch`: every seat agreed to a rematch; the new room exists, already started, and each
     /// player's seat token of this room is also their token there.
@@ -745,6 +785,9 @@ pub struct Snapshot {
     /// there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chat: Vec<ChatMessage>,
+    /// A timed room's clocks (settings and each seat's time now); absent for an untimed room.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockView>,
 }
 
 /// `ack`: the command was accepted and durably stored; `v` is the room version it made.

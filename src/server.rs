@@ -73,7 +73,10 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let store = Store::connect(&config.database_url).await?;
     let registry = Arc::new(Registry::new(
         store.clone(),
-        RoomSettings::from_limits(&config.limits),
+        RoomSettings {
+            clock: config.clock.clone(),
+            ..RoomSettings::from_limits(&config.limits)
+        },
     ));
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");

@@ -116,7 +116,7 @@ async fn requests_with_bad_input_get_typed_errors() {
             "bad_request",
         ),
         (
-            json!({"game": "ouk-chatrang", "clock": {"initial_s": 300, "increment_s": 2}}),
+            json!({"game": "ouk-chatrang", "clock": {"initial_s": 300, "increment_s": 181}}),
             400,
             "bad_request",
         ),

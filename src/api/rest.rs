@@ -17,7 +17,7 @@ use super::AppState;
 use super::error::ApiError;
 use super::{pgn, proxy, record};
 use crate::room::registry::{CreateError, NewRoom};
-use crate::room::state::{JoinRefusal, SeatChoice};
+use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
 use crate::store::{GameRecord, Visibility};
@@ -194,11 +194,18 @@ pub async fn create_room(
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
     })?;
-    if body.clock.as_ref().is_some_and(|c| !c.is_null()) {
-        return Err(ApiError::bad_request(
-            "clocks are not supported by this server version",
-        ));
-    }
+    let clock = match body.clock {
+        None | Some(Value::Null) => None,
+        Some(clock) => {
+            let settings: ClockSettings = serde_json::from_value(clock).map_err(|e| {
+                ApiError::bad_request(format!(
+                    "clock is null or {{\"initial_s\", \"increment_s\"}}: {e}"
+                ))
+            })?;
+            settings.validate().map_err(ApiError::bad_request)?;
+            Some(settings)
+        }
+    };
     let visibility = match body.visibility.as_deref() {
         None | Some("private") => Visibility::Private,
         Some("public") => Visibility::Public,
@@ -210,6 +217,11 @@ pub async fn create_room(
     };
     let options = body.options.unwrap_or_else(|| json!({}));
     let setup = game_setup(body.seats, &options)?;
+    // The room keeps its clock settings with its options, so a restart and a rematch find them.
+    let mut options = options;
+    if let (Some(clock), Value::Object(map)) = (clock, &mut options) {
+        map.insert("clock".into(), json!(clock));
+    }
     let request = NewRoom {
         kind,
         setup,

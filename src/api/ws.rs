@@ -225,23 +225,58 @@ async fn connection(state: AppState, mut socket: WebSocket) {
 
 /// When the peer was last heard from (any frame, pongs included), shared by a connection's reader
 /// and writer.
+/// Also the connection's round trip: the writer notes when it sent its last ping, the reader
+/// measures the pong against it (the latest measurement is the one moves carry to the room, for
+/// their lag compensation).
 #[derive(Clone)]
 struct Heard {
     since: tokio::time::Instant,
     millis: Arc<AtomicU64>,
+    /// When the unanswered ping was sent (ms after `since`), or [`NO_PING`].
+    ping_sent: Arc<AtomicU64>,
+    /// The last measured round trip in ms, or [`NO_PING`] before the first pong.
+    rtt: Arc<AtomicU64>,
 }
+
+/// No ping outstanding, or no round trip measured yet.
+const NO_PING: u64 = u64::MAX;
 
 impl Heard {
     fn new() -> Self {
         Heard {
             since: tokio::time::Instant::now(),
             millis: Arc::new(AtomicU64::new(0)),
+            ping_sent: Arc::new(AtomicU64::new(NO_PING)),
+            rtt: Arc::new(AtomicU64::new(NO_PING)),
         }
     }
 
+    fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.since.elapsed().as_millis()).unwrap_or(NO_PING - 1)
+    }
+
     fn now(&self) {
-        let elapsed = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.millis.store(elapsed, Ordering::Relaxed);
+        self.millis.store(self.elapsed_ms(), Ordering::Relaxed);
+    }
+
+    /// The writer sent a ping.
+    fn pinged(&self) {
+        self.ping_sent.store(self.elapsed_ms(), Ordering::Relaxed);
+    }
+
+    /// The reader got a pong: the round trip is measured against the last ping.
+    fn ponged(&self) {
+        let sent = self.ping_sent.swap(NO_PING, Ordering::Relaxed);
+        if sent != NO_PING {
+            let rtt = self.elapsed_ms().saturating_sub(sent);
+            self.rtt.store(rtt, Ordering::Relaxed);
+        }
+    }
+
+    /// The last measured round trip in ms.
+    fn rtt_ms(&self) -> Option<u64> {
+        let rtt = self.rtt.load(Ordering::Relaxed);
+        (rtt != NO_PING).then_some(rtt)
     }
 
     fn silent_for(&self) -> Duration {
@@ -269,6 +304,7 @@ async fn write_frames(
                     debug!("peer silent for two ping intervals: dropped");
                     break (close::GOING_AWAY, "no answer to pings".to_owned());
                 }
+                heard.pinged();
                 if sink.send(Message::Ping(Default::default())).await.is_err() {
                     return;
                 }
@@ -318,7 +354,11 @@ async fn read_frames(
         let text = match message {
             Ok(Message::Text(text)) => text,
             Ok(Message::Close(_)) => return,
-            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+            Ok(Message::Pong(_)) => {
+                heard.ponged();
+                continue;
+            }
+            Ok(Message::Ping(_)) => continue,
             Ok(Message::Binary(_)) => {
                 bad_frames += 1;
                 answer(reject_frame(
@@ -374,7 +414,10 @@ async fn read_frames(
                 ));
             }
             Ok(Incoming::Command { cid, command }) => {
-                if !room.command(conn, cid, command).await {
+                if !room
+                    .command_with_rtt(conn, cid, command, heard.rtt_ms())
+                    .await
+                {
                     return;
                 }
             }
@@ -400,4 +443,25 @@ fn reject_frame(cid: Option<String>, message: String, v: i64) -> Outbound {
         v,
     };
     Outbound::Text(protocol::frame("reject", None, &reject).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_round_trip_is_measured_from_a_ping_to_its_pong_only() {
+        let heard = Heard::new();
+        assert_eq!(heard.rtt_ms(), None);
+        // A pong nobody asked for (a client's own) measures nothing.
+        heard.ponged();
+        assert_eq!(heard.rtt_ms(), None);
+        heard.pinged();
+        heard.ponged();
+        let rtt = heard.rtt_ms().expect("measured");
+        assert!(rtt < 1_000, "{rtt}");
+        // A second pong for the same ping keeps the measurement.
+        heard.ponged();
+        assert_eq!(heard.rtt_ms(), Some(rtt));
+    }
 }

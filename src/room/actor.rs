@@ -18,7 +18,7 @@ use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use super::answers::{Answer, Answers};
 use super::commit::{Author, Staged, stage};
-use super::state::{RoomState, SeatChoice, clean_chat_text};
+use super::state::{RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
 use super::token::{hash_token, new_seat_token};
 use super::{
     ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
@@ -149,6 +149,28 @@ pub(super) struct Actor {
     legal_cache: Option<(i64, Arc<Value>)>,
     settings: RoomSettings,
     chat: RecentChat,
+    /// The game clock's reading (`settings.clock`, ms) at the last event that set the clocks, or
+    /// when this task started: the running seat's time counts from here. A restored room starts
+    /// counting afresh, so the time the server was down is charged to nobody.
+    clock_mark: u64,
+}
+
+/// What woke the room task.
+enum Wake {
+    Request(Option<Request>),
+    Waited,
+    Flag,
+}
+
+/// Whether an event sets the clocks (a timed room's running seat changes with it).
+fn sets_clock(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::GameStarted { clock: Some(_), .. }
+            | Event::Moved { clock: Some(_), .. }
+            | Event::Left { clock: Some(_), .. }
+            | Event::GameOver { clock: Some(_), .. }
+    )
 }
 
 impl Actor {
@@ -160,7 +182,9 @@ impl Actor {
         settings: RoomSettings,
     ) -> Self {
         let published_version = Arc::new(AtomicI64::new(state.version));
+        let clock_mark = settings.clock.now_ms();
         Actor {
+            clock_mark,
             state,
             log,
             answers,
@@ -205,27 +229,53 @@ impl Actor {
         debug!(version = self.state.version, "room task started");
         let game = self.state.kind().as_str();
         telemetry::room(game, self.state.status.as_str(), 1.0);
+        let clock = self.settings.clock.clone();
         loop {
-            let idle = self.conns.is_empty().then_some(self.settings.idle);
+            // A room whose clock runs stays in memory: its deadline must fire.
+            let deadline = self.state.clock_deadline(self.clock_mark);
+            let idle = (self.conns.is_empty() && deadline.is_none()).then_some(self.settings.idle);
             let expiry = self.waiting_time_left();
             let wait = match (idle, expiry) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let request = match wait {
-                Some(wait) => match tokio::time::timeout(wait, inbox.recv()).await {
-                    Ok(request) => request,
-                    Err(_) if self.waiting_time_left() == Some(Duration::ZERO) => {
-                        self.expire().await;
-                        continue;
-                    }
-                    Err(_) => {
-                        debug!("idle with nobody connected: leaving memory");
-                        telemetry::eviction("idle");
+            let flag = async {
+                match deadline {
+                    Some(deadline) => clock.sleep_until(deadline).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let next = async {
+                match wait {
+                    Some(wait) => tokio::time::timeout(wait, inbox.recv())
+                        .await
+                        .map_or(Wake::Waited, Wake::Request),
+                    None => Wake::Request(inbox.recv().await),
+                }
+            };
+            let wake = tokio::select! {
+                () = flag => Wake::Flag,
+                wake = next => wake,
+            };
+            let request = match wake {
+                Wake::Flag => {
+                    self.flag().await;
+                    if self.stale {
+                        telemetry::eviction("reload");
                         break;
                     }
-                },
-                None => inbox.recv().await,
+                    continue;
+                }
+                Wake::Request(request) => request,
+                Wake::Waited if self.waiting_time_left() == Some(Duration::ZERO) => {
+                    self.expire().await;
+                    continue;
+                }
+                Wake::Waited => {
+                    debug!("idle with nobody connected: leaving memory");
+                    telemetry::eviction("idle");
+                    break;
+                }
             };
             let Some(request) = request else { break };
             self.handle(request).await;
@@ -270,6 +320,26 @@ impl Actor {
         Some(self.settings.waiting_ttl.saturating_sub(waited))
     }
 
+    /// The game clock's reading now, and the time since the last clock event.
+    fn clock_now(&self) -> (u64, u64) {
+        let now_ms = self.settings.clock.now_ms();
+        (now_ms, now_ms.saturating_sub(self.clock_mark))
+    }
+
+    /// Ends the game on time if the running seat's time is used up (the deadline fired, or a
+    /// command came in after it): the flag is stored and broadcast like any event.
+    async fn flag(&mut self) {
+        let (now_ms, elapsed) = self.clock_now();
+        let Some(events) = self.state.decide_flag(elapsed, now()) else {
+            return;
+        };
+        let flagged = self.state.clock.as_ref().and_then(|c| c.running);
+        if self.persist(&events, None, None, None).await.is_ok() {
+            self.clock_mark = now_ms;
+            info!(seat = ?flagged, "flag: time ran out");
+        }
+    }
+
     /// Ends a room nobody joined in time, as `aborted`.
     async fn expire(&mut self) {
         let event = Event::GameOver {
@@ -277,6 +347,7 @@ impl Actor {
                 winner: None,
                 reason: EndReason::Aborted,
             },
+            clock: None,
         };
         if self.persist(&[event], None, None, None).await.is_ok() {
             info!("waiting room expired");
@@ -307,7 +378,8 @@ impl Actor {
                 cid,
                 command,
                 received,
-            } => self.command(conn, cid, command, received).await,
+                rtt_ms,
+            } => self.command(conn, cid, command, received, rtt_ms).await,
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
@@ -343,15 +415,20 @@ impl Actor {
         choice: SeatChoice,
         name: Option<String>,
     ) -> Result<Joined, JoinError> {
-        let (seat, events) = self
+        let (seat, mut events) = self
             .state
             .decide_join(&choice, name)
             .map_err(JoinError::Refused)?;
+        let (now_ms, _) = self.clock_now();
+        self.state.stamp_clocks(&mut events, 0, 0, now());
         let (seat_token, token_hash) = new_seat_token();
         let author = Author { seat, cid: None };
         self.persist(&events, Some(author), Some(token_hash), None)
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
+        if events.iter().any(sets_clock) {
+            self.clock_mark = now_ms;
+        }
         info!(seat, "seat taken");
         Ok(Joined {
             room_id: self.state.id,
@@ -565,6 +642,7 @@ impl Actor {
                 let legal = self.legal_moves();
                 let mut snapshot = self.state.snapshot(&connected, seat, legal.as_deref());
                 snapshot.chat = self.chat.readable(seat);
+                snapshot.clock = self.state.clock_view(self.clock_now().1, now());
                 frames.push(protocol::frame("snapshot", Some(version), &snapshot).into());
                 telemetry::resync("snapshot");
             }
@@ -732,6 +810,7 @@ impl Actor {
         cid: String,
         command: Command,
         received: tokio::time::Instant,
+        rtt_ms: Option<u64>,
     ) {
         let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
@@ -750,13 +829,27 @@ impl Actor {
             self.answer(conn, &cid, answer);
             return;
         }
+        // A command after the running seat's deadline comes too late: the flag goes first.
+        self.flag().await;
+        if self.stale {
+            let message = "could not store the command; retry the same cid".to_owned();
+            self.reject(conn, &cid, Code::Unavailable, message);
+            return;
+        }
+        let (now_ms, elapsed) = self.clock_now();
         let answer = match self.state.decide(seat, &command) {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
                 Answer::Reject(refusal.code, refusal.message)
             }
             Ok(events) if events.is_empty() => Answer::Ack(self.state.version),
-            Ok(events) => {
+            Ok(mut events) => {
+                let compensation = match command {
+                    Command::Move { .. } => rtt_ms.map_or(0, lag_compensation_ms),
+                    _ => 0,
+                };
+                self.state
+                    .stamp_clocks(&mut events, elapsed, compensation, now());
                 let author = Author {
                     seat,
                     cid: Some(&cid),
@@ -769,6 +862,9 @@ impl Actor {
                 );
                 match stored {
                     Ok(v) => {
+                        if events.iter().any(sets_clock) {
+                            self.clock_mark = now_ms;
+                        }
                         self.answers.remember_stored(seat, cid.clone(), v);
                         self.ack(conn, &cid, v);
                     }

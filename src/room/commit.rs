@@ -161,7 +161,9 @@ fn rematch_room(
     events.push(Event::GameStarted {
         position: fresh.game.position(),
         to_move: fresh.game.to_move(),
+        clock: None,
     });
+    fresh.stamp_clocks(&mut events, 0, 0, at);
     let mut next = fresh.clone();
     for (v, event) in numbered(&fresh, &events) {
         next.apply(v, event, at)?;

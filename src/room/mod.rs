@@ -10,6 +10,7 @@
 
 mod actor;
 pub mod answers;
+pub mod clock;
 mod commit;
 pub mod registry;
 pub mod state;
@@ -26,6 +27,7 @@ use uuid::Uuid;
 use crate::protocol::Command;
 use crate::protocol::SeatInfo;
 use crate::rules::{GameKind, Seat};
+pub use clock::Clock;
 use state::{JoinRefusal, SeatChoice};
 
 /// How many requests may wait in a room's inbox before senders wait.
@@ -35,7 +37,7 @@ const INBOX_CAPACITY: usize = 256;
 pub const OUTBOUND_CAPACITY: usize = 256;
 
 /// How rooms behave, from the server's configuration (`config::Limits`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct RoomSettings {
     /// Connections one room may hold, players and spectators together.
     pub max_connections: usize,
@@ -43,6 +45,8 @@ pub struct RoomSettings {
     pub idle: Duration,
     /// How long a room waits for its players before it expires (ends as `aborted`).
     pub waiting_ttl: Duration,
+    /// The time source of game clocks (the system's; a manual one in tests).
+    pub clock: Clock,
 }
 
 impl RoomSettings {
@@ -52,6 +56,7 @@ impl RoomSettings {
             max_connections: limits.connections_per_room.max(1),
             idle: limits.room_idle(),
             waiting_ttl: limits.waiting_room_ttl(),
+            clock: Clock::system(),
         }
     }
 }
@@ -169,6 +174,8 @@ enum Request {
         command: Command,
         /// When the frame arrived, for the move latency metrics.
         received: tokio::time::Instant,
+        /// The connection's last measured WebSocket round trip, for a move's lag compensation.
+        rtt_ms: Option<u64>,
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
@@ -261,6 +268,18 @@ impl RoomHandle {
     /// Queues a player's command; the answer (`ack` or `reject`) goes to the connection's queue.
     /// Returns false when the room task has stopped.
     pub async fn command(&self, conn: u64, cid: String, command: Command) -> bool {
+        self.command_with_rtt(conn, cid, command, None).await
+    }
+
+    /// As [`RoomHandle::command`], with the connection's last measured round trip `rtt_ms` (a
+    /// move's lag compensation), if any.
+    pub async fn command_with_rtt(
+        &self,
+        conn: u64,
+        cid: String,
+        command: Command,
+        rtt_ms: Option<u64>,
+    ) -> bool {
         let received = tokio::time::Instant::now();
         self.tx
             .send(Request::Command {
@@ -268,6 +287,7 @@ impl RoomHandle {
                 cid,
                 command,
                 received,
+                rtt_ms,
             })
             .await
             .is_ok()

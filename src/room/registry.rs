@@ -188,7 +188,7 @@ impl Registry {
                 log,
                 Answers::default(),
                 self.store.clone(),
-                self.settings,
+                self.settings.clone(),
             ));
             info!(room_id = %handle.id, game = %handle.kind, "room created");
             return Ok(Created {
@@ -220,7 +220,7 @@ impl Registry {
             return Ok(None);
         };
         let chat = self.recent_chat(stored.room.id).await?;
-        let actor = restore(stored, self.store.clone(), self.settings)
+        let actor = restore(stored, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
             .with_chat(chat);
         Ok(Some(self.start_unless_running(actor)))
@@ -254,7 +254,7 @@ impl Registry {
                 Err(e) => return Err(e),
             };
             let chat = self.recent_chat(id).await?;
-            match restore(stored, self.store.clone(), self.settings) {
+            match restore(stored, self.store.clone(), self.settings.clone()) {
                 Ok(actor) => {
                     self.start_unless_running(actor.with_chat(chat));
                     restored += 1;

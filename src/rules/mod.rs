@@ -321,6 +321,14 @@ pub trait Rules {
     /// over with the returned outcome. Errors: `GameOver`, or `CannotClaim` when the rules do not
     /// allow the claim now or not by this seat. On error nothing changes.
     fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError>;
+
+    /// Whether `seat` could still win if its opponent ran out of time: when it could not, a flag
+    /// is a draw (Ouk Chatrang: `seat` has no mating material by O-17). Time enters the rules only
+    /// as this question; the clock itself is the room's. Default: it could.
+    fn can_win_on_time(&self, seat: Seat) -> bool {
+        let _ = seat;
+        true
+    }
 }
 
 /// The resignation of one of two players: the other wins. Errors when the game is over or `seat`
@@ -504,5 +512,9 @@ impl Rules for AnyGame {
 
     fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {
         self.rules_mut().claim_draw(by, reason)
+    }
+
+    fn can_win_on_time(&self, seat: Seat) -> bool {
+        self.rules().can_win_on_time(seat)
     }
 }

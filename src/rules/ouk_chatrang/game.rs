@@ -213,6 +213,13 @@ impl Rules for Game {
         resign_two_player(&mut self.outcome, seat)
     }
 
+    /// Whether `seat` has mating material by O-17's definition (the rules file defines when a side
+    /// "can ever checkmate" for its automatic draw; the same test decides a flag: a side that could
+    /// not mate does not win on time, the game is drawn).
+    fn can_win_on_time(&self, seat: Seat) -> bool {
+        super::material::can_mate(&self.position.board, Color::from_seat(seat))
+    }
+
     fn claim_draw(&mut self, by: Seat, reason: EndReason) -> Result<Outcome, RuleError> {
         if self.outcome.is_some() {
             return Err(self.game_over());

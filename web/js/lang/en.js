@@ -146,6 +146,7 @@ export default {
   'reason.khan_tsin': 'a stack of nine topped by the Khan-pawn',
   'reason.all_skipped': 'no player can move',
   'reason.aborted': 'nobody joined in time, the room closed',
+  'reason.timeout': 'time ran out',
 
   'reject.stale_version': 'The position changed before your move arrived. Try again.',
   'reject.not_your_turn': 'It is not your turn.',

@@ -146,6 +146,7 @@ export default {
   'reason.khan_tsin': '칸 말을 맨 위에 얹은 9층 더미',
   'reason.all_skipped': '아무도 둘 수 없음',
   'reason.aborted': '제시간에 아무도 오지 않아 방이 닫힘',
+  'reason.timeout': '시간 초과',
 
   'reject.stale_version': '내 수가 도착하기 전에 국면이 바뀌었습니다. 다시 두세요.',
   'reject.not_your_turn': '내 차례가 아닙니다.',
