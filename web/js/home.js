@@ -30,6 +30,7 @@ function refreshForm() {
   for (const el of document.querySelectorAll('.two-players')) el.hidden = !tsin || $('#players').value !== '2';
   // A pass-and-play table has no chat.
   $('#spectator-chat-option').closest('label').hidden = $('#local').checked;
+  document.querySelector('.clock-custom').hidden = $('#clock').value !== 'custom';
   $('#game-blurb').textContent = t(`game.${game}.blurb`);
   const seat = $('#seat');
   const previous = seat.value;
@@ -52,6 +53,24 @@ function validLayout(layout) {
   return /^[123]{36}$/.test(layout) && ['1', '2', '3'].every((d) => layout.split(d).length - 1 === 12);
 }
 
+// The time control chosen: null (no clock) or {initial_s, increment_s} (Fischer: minutes each,
+// seconds added after every move), from a preset `initial+increment` or the custom fields.
+function clockRequest() {
+  const choice = $('#clock').value;
+  if (!choice) return null;
+  if (choice === 'custom') {
+    const minutes = Number($('#clock-minutes').value);
+    const increment = Number($('#clock-increment').value);
+    if (!Number.isInteger(minutes) || minutes < 1 || minutes > 180
+      || !Number.isInteger(increment) || increment < 0 || increment > 180) {
+      throw new Error('home.bad_clock');
+    }
+    return { initial_s: minutes * 60, increment_s: increment };
+  }
+  const [initial, increment] = choice.split('+').map(Number);
+  return { initial_s: initial, increment_s: increment };
+}
+
 // The create request the form describes, or throws an Error whose message is a string key.
 function createRequest() {
   const game = $('#game').value;
@@ -65,6 +84,8 @@ function createRequest() {
     options: {},
   };
   if (name) body.name = name;
+  const clock = clockRequest();
+  if (clock) body.clock = clock;
   // Spectators may chat unless the creator says otherwise (a pass-and-play table has no chat).
   if (!local) body.options.spectator_chat = $('#spectator-chat-option').checked;
   if (startPosition) {
@@ -158,7 +179,7 @@ async function joinFromLobby(code, button) {
 setUpLanguage();
 $('#name').value = lastName();
 refreshForm();
-for (const id of ['#game', '#players', '#colors', '#local']) $(id).addEventListener('change', refreshForm);
+for (const id of ['#game', '#players', '#colors', '#local', '#clock']) $(id).addEventListener('change', refreshForm);
 $('#random-layout').addEventListener('click', () => {
   $('#layout').value = randomLayout();
 });

@@ -41,7 +41,13 @@ const room = {
   spectatorChat: true,
   // The rematch made after this game ({room_id, invite_code, seats}), once every seat agreed.
   rematch: null,
+  // A timed room's clocks (null when untimed): {initialS, incrementS, remaining: [ms per seat],
+  // running: seat | null, since: performance.now() from which `running` counts down}.
+  clock: null,
 };
+// The smallest `Date.now() - at` seen on this page (ms): the browser's clock offset from the
+// server's plus the quickest delivery, see setClock.
+let clockOffset = Infinity;
 // The chat messages this browser reads, oldest first ({channel, seat, name, text, at}).
 let chat = [];
 // The creator's seat when this browser holds it (it may turn spectator chat off), else null.
@@ -173,6 +179,59 @@ function applySnapshot(version, d) {
     spectatorChat: d.spectator_chat !== false,
     rematch: d.rematch ?? null,
   });
+  room.clock = null;
+  if (d.clock) setClock(d.clock, { initialS: d.clock.initial_s, incrementS: d.clock.increment_s });
+}
+
+// Takes a clock from the server ({remaining_ms, running, at}): each seat's time at the server's
+// instant `at`. The offset between the browser's clock and the server's is estimated at receipt,
+// offset = Date.now() - Date.parse(at) (the skew plus the delivery time), and the smallest offset
+// seen on this page is kept: for a fresh frame that is counting from its receipt; a frame that is
+// older than it looks (events replayed after a reconnect) is counted from its real `at`. From
+// then on the running clock follows performance.now(), which a change of the computer's clock
+// does not move.
+function setClock(clock, settings = {}) {
+  const offset = Date.now() - Date.parse(clock.at);
+  if (Number.isFinite(offset)) clockOffset = Math.min(clockOffset, offset);
+  const age = Number.isFinite(offset) ? Math.max(0, offset - clockOffset) : 0;
+  room.clock = {
+    initialS: settings.initialS ?? room.clock?.initialS ?? null,
+    incrementS: settings.incrementS ?? room.clock?.incrementS ?? null,
+    remaining: [...clock.remaining_ms],
+    running: clock.running ?? null,
+    since: performance.now() - age,
+  };
+}
+
+// A seat's time left now, in ms (never below 0).
+function clockLeft(seat) {
+  const clock = room.clock;
+  const left = clock.remaining[seat] ?? 0;
+  if (clock.running !== seat || room.status !== 'playing') return Math.max(0, left);
+  return Math.max(0, left - (performance.now() - clock.since));
+}
+
+// m:ss (h:mm:ss from an hour), with tenths under 10 s: 0:09.4.
+function clockText(ms) {
+  if (ms < 10_000) return `0:0${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const total = Math.floor(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
+// Redraws the clocks' times (every 100 ms while one runs, and after each render).
+function tickClocks() {
+  if (!room.clock) return;
+  for (const el of document.querySelectorAll('#players .clock[data-seat]')) {
+    const seat = Number(el.dataset.seat);
+    const left = clockLeft(seat);
+    const text = clockText(left);
+    if (el.textContent !== text) el.textContent = text;
+    el.classList.toggle('running', room.status === 'playing' && room.clock.running === seat);
+    el.classList.toggle('low', left < 10_000);
+  }
 }
 
 function applyEvent(type, d) {
@@ -182,6 +241,7 @@ function applyEvent(type, d) {
       break;
     case 'game_started':
       Object.assign(room, { status: 'playing', position: d.position, toMove: d.to_move });
+      if (d.clock) setClock(d.clock);
       break;
     case 'moved':
       if (d.seat !== undefined && room.seats[d.seat]) moveColors[room.moves.length] = room.seats[d.seat].color;
@@ -189,6 +249,7 @@ function applyEvent(type, d) {
       seen.counts.set(positionKey(d.position), (seen.counts.get(positionKey(d.position)) ?? 0) + 1);
       room.displayMoves.push(d.display);
       Object.assign(room, { position: d.position, toMove: d.to_move, counting: d.counting ?? null });
+      if (d.clock) setClock(d.clock);
       message = null;
       break;
     case 'offer':
@@ -216,11 +277,17 @@ function applyEvent(type, d) {
         && before.position !== null && before.position !== d.position) {
         carry(before.position, d.position);
       }
-      message = { key: 'room.left', params: { player: seatName(d.seat) } };
+      if (d.clock) setClock(d.clock);
+      // A three-player Khan-Tsin seat whose time ran out is out of the game like one that resigned.
+      if (d.reason === 'timeout') room.seats[d.seat].timedOut = true;
+      message = { key: d.reason === 'timeout' ? 'room.left_timeout' : 'room.left', params: { player: seatName(d.seat) } };
       break;
     }
     case 'game_over':
       Object.assign(room, { status: 'finished', result: d.result, toMove: null, offers: [] });
+      // The final times; a room that ended before its game started has none.
+      if (d.clock) setClock(d.clock);
+      else if (room.clock) room.clock.running = null;
       // A refusal or a skip from the game is stale now: the result speaks.
       message = null;
       break;
@@ -302,6 +369,7 @@ function render() {
   main.dataset.role = role;
   renderBoard();
   renderPlayers();
+  tickClocks();
   renderStatus();
   renderControls();
   renderMoves();
@@ -380,12 +448,20 @@ function renderPlayers() {
       notes.className = 'notes';
       const words = [];
       if (sockets.has(info.seat)) words.push(t('room.you'));
-      if (info.left) words.push(t('room.has_left'));
+      if (info.left) words.push(t(info.timedOut || (room.clock && room.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left'));
       else if (info.taken) words.push(t(info.connected ? 'room.online' : 'room.away'));
       notes.textContent = words.join(' · ');
       const dot = document.createElement('span');
       dot.className = `dot ${info.connected ? 'on' : 'off'}`;
       li.append(swatch, name, dot, notes);
+      if (room.clock) {
+        const clock = document.createElement('span');
+        clock.className = 'clock';
+        clock.dataset.seat = info.seat;
+        clock.setAttribute('role', 'timer');
+        clock.setAttribute('aria-label', t('room.clock_label', { player: info.taken ? seatName(info.seat) : colorName(room.game, info.color) }));
+        li.append(clock);
+      }
       return li;
     }),
   );
@@ -953,6 +1029,8 @@ function wire() {
   $('#take-seat').addEventListener('click', takeSeat);
   $('#copy-invite').addEventListener('click', copyInvite);
   $('#name').value = lastName();
+  // The running clock counts down between the server's frames (tickClocks does nothing untimed).
+  setInterval(tickClocks, 100);
   onLanguageChange(() => {
     if (room.game) {
       $('#game-name').textContent = t(`game.${room.game}`);

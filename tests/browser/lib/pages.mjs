@@ -9,7 +9,8 @@
 //       // option may be left out (the page's defaults). `local: true` makes a pass-and-play room
 //       // (every seat held by this browser; #room[data-role=local]); `startPosition` (a FEN or
 //       // position text) is typed into the form's "Advanced" part; `spectatorChat: false`
-//       // unticks "spectators may chat".
+//       // unticks "spectators may chat"; `clock` picks a #clock option ('180+2', or 'custom'
+//       // with `clockMinutes` and `clockIncrement`).
 //   await setLanguage(page, 'ko');                     // the #lang switch, then <html lang=ko>
 //
 // Room page:
@@ -53,7 +54,10 @@ import { newPage } from './browser.mjs';
 
 export async function createRoom(page, server, options = {}) {
   await page.goto(`${server.url}/`);
-  const { game = 'ouk-chatrang', seat, visibility, players, layout, name, local, startPosition, spectatorChat } = options;
+  const {
+    game = 'ouk-chatrang', seat, visibility, players, layout, name, local, startPosition, spectatorChat,
+    clock, clockMinutes, clockIncrement,
+  } = options;
   await setField(page, '#game', game);
   if (seat !== undefined) await setField(page, '#seat', seat);
   if (visibility !== undefined) await setField(page, '#visibility', visibility);
@@ -62,6 +66,9 @@ export async function createRoom(page, server, options = {}) {
   if (name !== undefined) await setField(page, '#name', name);
   if (spectatorChat !== undefined) await setField(page, '#spectator-chat-option', spectatorChat);
   if (local !== undefined) await setField(page, '#local', local);
+  if (clock !== undefined) await setField(page, '#clock', clock);
+  if (clockMinutes !== undefined) await setField(page, '#clock-minutes', clockMinutes);
+  if (clockIncrement !== undefined) await setField(page, '#clock-increment', clockIncrement);
   if (startPosition !== undefined) {
     await page.click('#advanced summary');
     await setField(page, '#start-position', startPosition);
