@@ -103,6 +103,17 @@ pub struct Limits {
     /// lobby.
     #[arg(long, env = "KHANATE_WAITING_ROOM_TTL_S", default_value_t = Limits::default().waiting_room_ttl_s)]
     pub waiting_room_ttl_s: u64,
+
+    /// Base grace period, in seconds, of a player on move in a timed game who has no connection:
+    /// once it is over, the others may claim the win or a draw (`abandoned`). The grace period of
+    /// a room is max(base, min(initial time / 10, 120 s)); untimed rooms are never claimable.
+    #[arg(long, env = "KHANATE_ABANDON_GRACE_S", default_value_t = Limits::default().abandon_grace_s)]
+    pub abandon_grace_s: u64,
+
+    /// Seconds a waiting room whose creator's last connection left (and nobody else joined) waits
+    /// for the creator to come back; then it expires (ends as `aborted`).
+    #[arg(long, env = "KHANATE_ABANDONED_WAITING_ROOM_S", default_value_t = Limits::default().abandoned_waiting_room_s)]
+    pub abandoned_waiting_room_s: u64,
 }
 
 impl Default for Limits {
@@ -114,6 +125,8 @@ impl Default for Limits {
             connections_per_room: 200,
             room_idle_s: 600,
             waiting_room_ttl_s: 24 * 3600,
+            abandon_grace_s: 30,
+            abandoned_waiting_room_s: 600,
         }
     }
 }
@@ -122,6 +135,16 @@ impl Limits {
     /// [`Limits::room_idle_s`] as a duration.
     pub fn room_idle(&self) -> Duration {
         Duration::from_secs(self.room_idle_s)
+    }
+
+    /// [`Limits::abandon_grace_s`] as a duration.
+    pub fn abandon_grace(&self) -> Duration {
+        Duration::from_secs(self.abandon_grace_s)
+    }
+
+    /// [`Limits::abandoned_waiting_room_s`] as a duration.
+    pub fn abandoned_waiting_room(&self) -> Duration {
+        Duration::from_secs(self.abandoned_waiting_room_s)
     }
 
     /// [`Limits::waiting_room_ttl_s`] as a duration.

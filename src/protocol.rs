@@ -221,11 +221,16 @@ pub enum Command {
         /// The offer's id (`decline.d.offer`, as in the `offer` event).
         offer: u64,
     },
-    /// `claim_draw`: the seat on move claims a draw (Ouk Chatrang: threefold repetition, O-16).
+    /// `claim_draw`: the seat on move claims a draw (Ouk Chatrang: threefold repetition, O-16),
+    /// or the opponent of an absent seat on move claims one (`"abandoned"`, after the grace period).
     ClaimDraw {
-        /// The claimed reason (`claim_draw.d.reason`); only `"repetition"` is accepted.
+        /// The claimed reason (`claim_draw.d.reason`): `"repetition"` or `"abandoned"`.
         reason: String,
     },
+    /// `claim_victory`: the seat on move has had no connection for the grace period of a timed
+    /// room; its opponent wins by `abandoned` (two players), or votes that it leave the game
+    /// (Khan-Tsin: it leaves, as `abandoned`, once every other player still in the game voted).
+    ClaimVictory,
 }
 
 impl Command {
@@ -242,6 +247,7 @@ impl Command {
             Command::Accept { .. } => "accept",
             Command::Decline { .. } => "decline",
             Command::ClaimDraw { .. } => "claim_draw",
+            Command::ClaimVictory => "claim_victory",
         }
     }
 }
@@ -345,10 +351,11 @@ pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
             let d: MoveData = data_of("move", data).map_err(bad)?;
             Command::Move { mv: d.mv, v: d.v }
         }
-        "resign" | "offer_draw" | "offer_rematch" | "abort" => {
+        "resign" | "offer_draw" | "offer_rematch" | "abort" | "claim_victory" => {
             data_of::<Empty>(&env.t, data).map_err(bad)?;
             match env.t.as_str() {
                 "resign" => Command::Resign,
+                "claim_victory" => Command::ClaimVictory,
                 "offer_draw" => Command::OfferDraw,
                 "abort" => Command::Abort,
                 _ => Command::OfferRematch,
@@ -828,6 +835,11 @@ pub struct Presence {
     pub seat: Seat,
     /// `true`: its first connection arrived; `false`: its last one left.
     pub connected: bool,
+    /// Only with `connected: false` in a timed game in play: from when (RFC 3339) the other
+    /// players may claim against this seat (`claim_victory`, `claim_draw {reason: "abandoned"}`)
+    /// if it is then on move and still away. Omitted otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimable_at: Option<DateTime<Utc>>,
 }
 
 /// Writes a server frame `{"t", "v"?, "d"}` as JSON text.

@@ -6,6 +6,12 @@
 //! afresh when it is next needed) when it has been idle with nobody connected for a while
 //! (`RoomSettings::idle`), or when a commit's outcome is unknown. A room still waiting for players
 //! when its `RoomSettings::waiting_ttl` runs out ends as `aborted`.
+//!
+//! Abandonment (docs/protocol.md, "Abandonment"): the task notes on its game clock when each seat's
+//! last connection left; once the seat on move of a timed game has been away for its grace period,
+//! `claim_victory` / `claim_draw {"reason": "abandoned"}` end the game (or, with three players, are
+//! votes that the seat leave); a waiting room whose only player is away expires after
+//! `RoomSettings::abandoned_waiting_room`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -153,6 +159,14 @@ pub(super) struct Actor {
     /// when this task started: the running seat's time counts from here. A restored room starts
     /// counting afresh, so the time the server was down is charged to nobody.
     clock_mark: u64,
+    /// Per seat: the game clock's reading (ms) when its last connection left, or when this task
+    /// started if it has had none since; `None` while it is connected. For abandonment claims and
+    /// the expiry of a waiting room whose creator left.
+    away_since: Vec<Option<u64>>,
+    /// The seat the Khan-Tsin votes of `claim_victory` are against, and who voted (in memory
+    /// only: a reload, the seat's return or a change of the seat on move starts afresh).
+    votes_against: Option<Seat>,
+    votes: Vec<Seat>,
 }
 
 /// What woke the room task.
@@ -183,8 +197,12 @@ impl Actor {
     ) -> Self {
         let published_version = Arc::new(AtomicI64::new(state.version));
         let clock_mark = settings.clock.now_ms();
+        let away_since = vec![Some(clock_mark); state.seats.len()];
         Actor {
             clock_mark,
+            away_since,
+            votes_against: None,
+            votes: Vec::new(),
             state,
             log,
             answers,
@@ -232,7 +250,13 @@ impl Actor {
         let clock = self.settings.clock.clone();
         loop {
             // A room whose clock runs stays in memory: its deadline must fire.
-            let deadline = self.state.clock_deadline(self.clock_mark);
+            let deadline = match (
+                self.state.clock_deadline(self.clock_mark),
+                self.abandoned_waiting_deadline(),
+            ) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let idle = (self.conns.is_empty() && deadline.is_none()).then_some(self.settings.idle);
             let expiry = self.waiting_time_left();
             let wait = match (idle, expiry) {
@@ -259,7 +283,15 @@ impl Actor {
             };
             let request = match wake {
                 Wake::Flag => {
-                    self.flag().await;
+                    if self
+                        .abandoned_waiting_deadline()
+                        .is_some_and(|at| clock.now_ms() >= at)
+                    {
+                        info!("the creator of a waiting room left and did not come back");
+                        self.expire().await;
+                    } else {
+                        self.flag().await;
+                    }
                     if self.stale {
                         telemetry::eviction("reload");
                         break;
@@ -318,6 +350,64 @@ impl Actor {
         }
         let waited = (now() - self.state.created_at).to_std().unwrap_or_default();
         Some(self.settings.waiting_ttl.saturating_sub(waited))
+    }
+
+    /// When (game clock ms) a waiting room whose only player has no connection expires; `None`
+    /// unless the room is waiting with one seat taken and that seat away.
+    fn abandoned_waiting_deadline(&self) -> Option<u64> {
+        if self.state.status != RoomStatus::Waiting {
+            return None;
+        }
+        let mut taken = self.state.seats.iter().enumerate().filter(|(_, s)| s.taken);
+        let (creator, _) = taken.next()?;
+        if taken.next().is_some() {
+            return None;
+        }
+        let since = (*self.away_since.get(creator)?)?;
+        let ttl =
+            u64::try_from(self.settings.abandoned_waiting_room.as_millis()).unwrap_or(u64::MAX);
+        Some(since.saturating_add(ttl))
+    }
+
+    /// The grace period of this room's absent player on move; `None` in an untimed room.
+    fn grace_ms(&self) -> Option<u64> {
+        let clocks = self.state.clock.as_ref()?;
+        let grace = self.settings.grace(u64::from(clocks.settings.initial_s));
+        Some(u64::try_from(grace.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// The seat on move when it has had no connection for the grace period of a timed game in
+    /// play: the others may then claim against it.
+    fn claimable(&self) -> Option<Seat> {
+        let grace = self.grace_ms()?;
+        let seat = self.state.seat_on_move()?;
+        let since = (*self.away_since.get(usize::from(seat))?)?;
+        (self.settings.clock.now_ms().saturating_sub(since) >= grace).then_some(seat)
+    }
+
+    /// A `claim_victory` (or, when `draw`, `claim_draw {reason: "abandoned"}`) by `seat`.
+    fn claim_abandoned(
+        &mut self,
+        seat: Seat,
+        draw: bool,
+    ) -> Result<Vec<Event>, super::state::Refusal> {
+        let claimable = self.claimable();
+        if claimable != self.votes_against {
+            self.votes.clear();
+            self.votes_against = claimable;
+        }
+        let mut voters = self.votes.clone();
+        if !voters.contains(&seat) {
+            voters.push(seat);
+        }
+        let decided = self
+            .state
+            .decide_claim_abandoned(seat, claimable, draw, &voters);
+        if decided.as_ref().is_ok_and(Vec::is_empty) {
+            debug!(?seat, against = ?claimable, "abandonment vote");
+            self.votes = voters;
+        }
+        decided
     }
 
     /// The game clock's reading now, and the time since the last clock event.
@@ -573,12 +663,21 @@ impl Actor {
         if let Some(seat) = seat
             && !self.conns.values().any(|c| c.seat == Some(seat))
         {
+            if let Some(slot) = self.away_since.get_mut(usize::from(seat)) {
+                *slot = Some(self.settings.clock.now_ms());
+            }
+            let claimable_at = self
+                .grace_ms()
+                .filter(|_| self.state.status == RoomStatus::Playing)
+                .and_then(|ms| i64::try_from(ms).ok())
+                .map(|ms| now() + chrono::Duration::milliseconds(ms));
             let text = protocol::frame(
                 "presence",
                 None,
                 &Presence {
                     seat,
                     connected: false,
+                    claimable_at,
                 },
             );
             self.broadcast_text(text.into());
@@ -662,12 +761,20 @@ impl Actor {
         self.conns.insert(conn, Conn { seat, name, out });
         debug!(conn, ?seat, ?last_v, "connected");
         if let (true, Some(seat)) = (first_of_seat, seat) {
+            if let Some(slot) = self.away_since.get_mut(usize::from(seat)) {
+                *slot = None;
+            }
+            if self.votes_against == Some(seat) {
+                self.votes.clear();
+                self.votes_against = None;
+            }
             let text = protocol::frame(
                 "presence",
                 None,
                 &Presence {
                     seat,
                     connected: true,
+                    claimable_at: None,
                 },
             );
             self.broadcast_text(text.into());
@@ -837,7 +944,14 @@ impl Actor {
             return;
         }
         let (now_ms, elapsed) = self.clock_now();
-        let answer = match self.state.decide(seat, &command) {
+        let decided = match &command {
+            Command::ClaimVictory => self.claim_abandoned(seat, false),
+            Command::ClaimDraw { reason } if reason == EndReason::Abandoned.as_str() => {
+                self.claim_abandoned(seat, true)
+            }
+            _ => self.state.decide(seat, &command),
+        };
+        let answer = match decided {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
                 Answer::Reject(refusal.code, refusal.message)

@@ -45,6 +45,11 @@ pub struct RoomSettings {
     pub idle: Duration,
     /// How long a room waits for its players before it expires (ends as `aborted`).
     pub waiting_ttl: Duration,
+    /// The base grace period of an absent player on move in a timed game (see
+    /// [`RoomSettings::grace`]).
+    pub abandon_grace: Duration,
+    /// How long a waiting room whose only player has no connection waits before it expires.
+    pub abandoned_waiting_room: Duration,
     /// The time source of game clocks (the system's; a manual one in tests).
     pub clock: Clock,
 }
@@ -56,8 +61,19 @@ impl RoomSettings {
             max_connections: limits.connections_per_room.max(1),
             idle: limits.room_idle(),
             waiting_ttl: limits.waiting_room_ttl(),
+            abandon_grace: limits.abandon_grace(),
+            abandoned_waiting_room: limits.abandoned_waiting_room(),
             clock: Clock::system(),
         }
+    }
+}
+
+impl RoomSettings {
+    /// The grace period of an absent player on move in a game of `initial_s` seconds per player:
+    /// max(base, min(initial_s / 10, 120 s)), so longer games wait longer.
+    pub fn grace(&self, initial_s: u64) -> Duration {
+        let scaled = Duration::from_secs((initial_s / 10).min(120));
+        self.abandon_grace.max(scaled)
     }
 }
 
@@ -298,5 +314,26 @@ impl RoomHandle {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Request::Summary { reply }).await.ok()?;
         answer.await.ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grace_period_grows_with_the_time_control_up_to_two_minutes() {
+        let settings = RoomSettings::default();
+        let grace = |initial_s| settings.grace(initial_s).as_secs();
+        assert_eq!(
+            [
+                grace(60),
+                grace(300),
+                grace(600),
+                grace(1200),
+                grace(10_800)
+            ],
+            [30, 30, 60, 120, 120]
+        );
     }
 }

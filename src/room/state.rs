@@ -472,6 +472,10 @@ impl RoomState {
                     format!("there is no open offer {offer}"),
                 )),
             },
+            Command::ClaimVictory => Err(Refusal::new(
+                Code::CannotClaim,
+                "the player on move is not away long enough for a claim",
+            )),
             Command::ClaimDraw { reason } => {
                 if reason != EndReason::Repetition.as_str() {
                     return Err(Refusal::new(
@@ -705,6 +709,67 @@ impl RoomState {
             ),
         }
         Ok(events)
+    }
+
+    /// A claim against an absent seat on move (`claim_victory`, or `claim_draw {reason:
+    /// "abandoned"}` when `draw`) by `seat`. `claimable` is the seat the room task found on move
+    /// and away for its grace period in a timed game (`None`: nobody). `voters` are the seats that
+    /// voted against it so far, `seat` included. Two players: the claimer wins (or the game is
+    /// drawn) by `abandoned`. Three players: a vote; once every other player still in the game
+    /// voted, the absent seat leaves as in a resignation, with reason `abandoned` (`Ok` with no
+    /// events while votes are missing). A draw cannot be claimed against one of three players.
+    pub fn decide_claim_abandoned(
+        &self,
+        seat: Seat,
+        claimable: Option<Seat>,
+        draw: bool,
+        voters: &[Seat],
+    ) -> Result<Vec<Event>, Refusal> {
+        match self.status {
+            RoomStatus::Waiting => {
+                return Err(Refusal::new(
+                    Code::NotYourTurn,
+                    "the game has not started: a seat is still free",
+                ));
+            }
+            RoomStatus::Finished => return Err(Refusal::new(Code::GameOver, "the game is over")),
+            RoomStatus::Playing => {}
+        }
+        let in_play = self.game.in_play();
+        if !in_play.contains(&seat) {
+            return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
+        }
+        let absent = match (self.seat_on_move(), claimable) {
+            (Some(on_move), Some(away)) if on_move == away && away != seat => away,
+            _ => {
+                return Err(Refusal::new(
+                    Code::CannotClaim,
+                    "the player on move is not away long enough for a claim (or the game is untimed)",
+                ));
+            }
+        };
+        if self.game.players() == 2 {
+            let outcome = if draw {
+                Outcome::draw(EndReason::Abandoned)
+            } else {
+                Outcome::win(seat, EndReason::Abandoned)
+            };
+            return Ok(vec![game_over(outcome)]);
+        }
+        if draw {
+            return Err(Refusal::new(
+                Code::CannotClaim,
+                "in a three-player game, vote with claim_victory that the absent player leave",
+            ));
+        }
+        let all_voted = in_play
+            .iter()
+            .filter(|s| **s != absent)
+            .all(|s| voters.contains(s));
+        if !all_voted {
+            return Ok(Vec::new());
+        }
+        self.decide_leave(absent, EndReason::Abandoned)
     }
 
     /// When the running seat's time runs out, in the room task's clock milliseconds, given that the
@@ -1472,5 +1537,43 @@ mod tests {
         assert_eq!(record.players[1]["left_after"], 36);
         assert_eq!(record.players[0]["left_after"], 36);
         assert_eq!(record.players[2]["left_after"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn an_abandonment_claim_needs_the_absent_seat_on_move_and_not_the_claimer() {
+        let room = timed_room(GameKind::OukChatrang, None, 60, 0);
+        assert_eq!(room.seat_on_move(), Some(0));
+        for (seat, claimable) in [(1, None), (1, Some(1)), (0, Some(0))] {
+            let refused = room
+                .decide_claim_abandoned(seat, claimable, false, &[seat])
+                .unwrap_err();
+            assert_eq!(refused.code, Code::CannotClaim, "{seat} {claimable:?}");
+        }
+        let won = room
+            .decide_claim_abandoned(1, Some(0), false, &[1])
+            .unwrap();
+        assert_eq!(won, vec![game_over(Outcome::win(1, EndReason::Abandoned))]);
+        let drawn = room.decide_claim_abandoned(1, Some(0), true, &[1]).unwrap();
+        assert_eq!(drawn, vec![game_over(Outcome::draw(EndReason::Abandoned))]);
+    }
+
+    #[test]
+    fn three_players_vote_the_absent_seat_out_as_in_a_resignation() {
+        let room = three_player_room();
+        let absent = room.seat_on_move().unwrap();
+        let others: Vec<Seat> = (0..3).filter(|s| *s != absent).collect();
+        let one = room
+            .decide_claim_abandoned(others[0], Some(absent), false, &others[..1])
+            .unwrap();
+        assert!(one.is_empty(), "one vote of two: {one:?}");
+        let draw = room.decide_claim_abandoned(others[0], Some(absent), true, &others[..1]);
+        assert_eq!(draw.unwrap_err().code, Code::CannotClaim);
+        let all = room
+            .decide_claim_abandoned(others[1], Some(absent), false, &others)
+            .unwrap();
+        let Event::Left { seat, reason, .. } = &all[0] else {
+            panic!("{all:?}");
+        };
+        assert_eq!((*seat, *reason), (absent, EndReason::Abandoned));
     }
 }

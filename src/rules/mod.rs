@@ -108,7 +108,8 @@ pub enum EndReason {
     AllSkipped,
     /// `timeout`: a clock ran out; never produced by this version, which has no clocks.
     Timeout,
-    /// `abandoned`: in the contract's list of reasons; never produced by this version.
+    /// `abandoned`: the player on move stayed away past the grace period of a timed game and the
+    /// others claimed (`claim_victory`, `claim_draw`). Made by the room.
     Abandoned,
     /// `aborted`: in the contract's list of reasons; never produced by this version.
     Aborted,

@@ -280,7 +280,8 @@ function applyEvent(type, d) {
       if (d.clock) setClock(d.clock);
       // A three-player Khan-Tsin seat whose time ran out is out of the game like one that resigned.
       if (d.reason === 'timeout') room.seats[d.seat].timedOut = true;
-      message = { key: d.reason === 'timeout' ? 'room.left_timeout' : 'room.left', params: { player: seatName(d.seat) } };
+      const leftKey = { timeout: 'room.left_timeout', abandoned: 'room.left_abandoned' }[d.reason] ?? 'room.left';
+      message = { key: leftKey, params: { player: seatName(d.seat) } };
       break;
     }
     case 'game_over':

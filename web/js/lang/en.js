@@ -94,6 +94,7 @@ export default {
   'room.skipped': '{player} had no legal move and was skipped.',
   'room.left': '{player} resigned and left the game.',
   'room.left_timeout': '{player} ran out of time and is out of the game.',
+  'room.left_abandoned': '{player} stayed away and was voted out of the game.',
   'room.clock_label': 'Time left for {player}',
   'room.out_of_time': 'out of time',
   'room.draw_offered': '{player} offers a draw.',

@@ -94,6 +94,7 @@ export default {
   'room.skipped': '{player}은(는) 둘 수 있는 수가 없어 차례를 넘겼습니다.',
   'room.left': '{player}이(가) 기권하고 게임에서 나갔습니다.',
   'room.left_timeout': '{player}의 시간이 다 되어 게임에서 빠졌습니다.',
+  'room.left_abandoned': '{player}이(가) 자리를 비워 투표로 게임에서 빠졌습니다.',
   'room.clock_label': '{player}의 남은 시간',
   'room.out_of_time': '시간 초과',
   'room.draw_offered': '{player}이(가) 무승부를 제안합니다.',
