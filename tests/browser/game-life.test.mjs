@@ -330,3 +330,16 @@ test('a room created with spectator chat off starts with the spectators\' input 
   await sendChat(dara, 'anyone there?');
   await waitForChat(vanna, 'anyone there?');
 });
+
+test('presence: a player who leaves the page shows as away, and online again on return', async (t) => {
+  const { first: white, second: black, invite } = await twoPlayers(t, browser, server, { game: 'khan' });
+  const blackSeat = '#players li[data-seat="1"]';
+  await eventually(() => white.textContent(blackSeat), (text) => /online/.test(text ?? ''));
+  await black.goto('about:blank');
+  const away = await eventually(() => white.textContent(blackSeat), (text) => /away/.test(text ?? ''));
+  assert.match(away, /away/);
+  await openRoom(black, invite);
+  const back = await eventually(() => white.textContent(blackSeat), (text) => /online/.test(text ?? ''));
+  assert.match(back, /online/);
+  assert.equal((await roomState(black)).role, 'player');
+});
