@@ -81,6 +81,12 @@ const ownDeclines = new Set();
 const seen = { complete: false, counts: new Map() };
 // Khan-Tsin: the colour that played each ply, when a `moved` event said so (its seat).
 const moveColors = [];
+// Abandonment (timed rooms): seat -> the browser's performance.now() from which the others may
+// claim against that seat while it is away and on move (from `presence.claimable_at`, server
+// time, turned into this browser's time with clockOffset). Dropped when the seat comes back.
+const claimable = new Map();
+// Khan-Tsin votes sent from here: `${seat}@${ply}` (the server forgets them when the turn moves).
+const votes = new Set();
 
 function seatName(seat) {
   const info = room.seats[seat];
@@ -128,6 +134,8 @@ function receive(seat, frame) {
       return;
     case 'presence':
       if (room.seats[d.seat]) room.seats[d.seat].connected = d.connected;
+      if (d.connected || !d.claimable_at) claimable.delete(d.seat);
+      else claimable.set(d.seat, serverTimeHere(d.claimable_at));
       render();
       return;
     case 'snapshot': {
@@ -139,6 +147,7 @@ function receive(seat, frame) {
       const live = room.version !== null;
       const hadRematch = room.rematch !== null;
       applySnapshot(frame.v, d);
+      for (const s of d.seats ?? []) if (s.connected) claimable.delete(s.seat);
       if (room.rematch && !hadRematch) followRematch(live);
       break;
     }
@@ -201,6 +210,62 @@ function setClock(clock, settings = {}) {
     running: clock.running ?? null,
     since: performance.now() - age,
   };
+}
+
+// A server instant (RFC 3339) as this browser's performance.now(), by the offset of setClock.
+function serverTimeHere(at) {
+  const offset = Number.isFinite(clockOffset) ? clockOffset : 0;
+  return performance.now() + (Date.parse(at) + offset - Date.now());
+}
+
+// The abandonment claim open to this browser: the away seat on move, the seat here that claims
+// (another one still in the game), and ms until the claim is possible (0 once it is); else null.
+function abandonClaim() {
+  if (room.status !== 'playing' || room.toMove === null) return null;
+  const away = room.toMove;
+  const from = claimable.get(away);
+  if (from === undefined || room.seats[away]?.connected || room.seats[away]?.left) return null;
+  const claimer = [...sockets.keys()].find((s) => s !== null && s !== away && room.seats[s] && !room.seats[s].left);
+  if (claimer === undefined) return null;
+  return { away, claimer, wait: Math.max(0, from - performance.now()) };
+}
+
+// Shows the claim buttons once the grace period is over, a countdown before (every 100 ms).
+function tickClaim() {
+  const claim = abandonClaim();
+  const three = room.seats.length > 2;
+  const voted = claim && three && votes.has(`${claim.away}@${room.moves.length}`);
+  const ready = Boolean(claim && claim.wait === 0 && !voted);
+  $('#claim-victory').hidden = !ready;
+  $('#claim-abandoned-draw').hidden = !(ready && !three);
+  const note = $('#claim-wait');
+  let text = '';
+  if (claim && voted) text = t('room.abandon_voted', { player: seatName(claim.away) });
+  else if (claim && claim.wait > 0) {
+    text = t('room.abandon_wait', { player: seatName(claim.away), seconds: Math.ceil(claim.wait / 1000) });
+  } else if (claim) text = t('room.abandon_ready', { player: seatName(claim.away) });
+  note.hidden = !text;
+  if (note.textContent !== text) note.textContent = text;
+  if (ready) {
+    const label = three ? t('room.vote_remove', { player: seatName(claim.away) }) : t('room.claim_victory');
+    if ($('#claim-victory').textContent !== label) $('#claim-victory').textContent = label;
+  }
+}
+
+async function claimVictory() {
+  const claim = abandonClaim();
+  if (!claim || claim.wait > 0) return;
+  const three = room.seats.length > 2;
+  const ok = await command(claim.claimer, 'claim_victory', {}, 'claim');
+  if (ok && three) {
+    votes.add(`${claim.away}@${room.moves.length}`);
+    render();
+  }
+}
+
+async function claimAbandonedDraw() {
+  const claim = abandonClaim();
+  if (claim && claim.wait === 0) command(claim.claimer, 'claim_draw', { reason: 'abandoned' }, 'claim');
 }
 
 // A seat's time left now, in ms (never below 0).
@@ -562,6 +627,7 @@ function renderControls() {
   const canWithdraw = Boolean(open && open.answerer === null && open.ours);
   show('#decline-draw', Boolean(open && (open.answerer !== null || canWithdraw)));
   decline.textContent = t(canWithdraw ? 'room.withdraw_draw' : 'room.decline_draw');
+  tickClaim();
   show('#claim-draw', acting && room.game === 'ouk-chatrang' && sockets.has(room.toMove) && repetitionPossible());
   // Abort: while not every player still in the game has moved (the server judges; a refusal says
   // why), or, for the creator, a room still waiting for players.
@@ -999,6 +1065,8 @@ function wire() {
   });
   $('#offer-draw').addEventListener('click', () => command(actingSeat(), 'offer_draw', {}, 'draw'));
   $('#claim-draw').addEventListener('click', acting('claim_draw', { reason: 'repetition' }));
+  $('#claim-victory').addEventListener('click', claimVictory);
+  $('#claim-abandoned-draw').addEventListener('click', claimAbandonedDraw);
   $('#accept-draw').addEventListener('click', () => {
     const open = drawOffer();
     if (open?.answerer !== null) command(open.answerer, 'accept', { offer: open.offer.id });
@@ -1031,7 +1099,10 @@ function wire() {
   $('#copy-invite').addEventListener('click', copyInvite);
   $('#name').value = lastName();
   // The running clock counts down between the server's frames (tickClocks does nothing untimed).
-  setInterval(tickClocks, 100);
+  setInterval(() => {
+    tickClocks();
+    tickClaim();
+  }, 100);
   onLanguageChange(() => {
     if (room.game) {
       $('#game-name').textContent = t(`game.${room.game}`);
