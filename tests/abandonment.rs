@@ -8,40 +8,10 @@ mod support;
 
 use std::time::Duration;
 
-use khanate::config::Config;
 use khanate::room::Clock;
 use serde_json::{Value, json};
-use support::server::{TestServer, get, post};
+use support::server::{TestServer, get, post, room_with_every_seat, server_with_clock};
 use support::ws::Client;
-
-/// A server over `url` whose rooms read `clock` (default grace: 30 s).
-async fn server_with(url: &str, clock: &Clock) -> TestServer {
-    let mut config = Config::for_tests(url);
-    config.clock = clock.clone();
-    TestServer::start_with(config).await
-}
-
-/// A room of `game` created by seat 0 with `extra` fields and every other seat joined. Returns
-/// (room id, invite code, tokens in seat order).
-async fn full_room(server: &TestServer, game: &str, extra: Value) -> (String, String, Vec<String>) {
-    let mut body = json!({"game": game, "seat": 0});
-    if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
-        body.extend(extra);
-    }
-    let seats = body["seats"].as_u64().unwrap_or(2);
-    let (status, created) = post(server.addr, "/api/rooms", &body).await;
-    assert_eq!(status, 201, "{created}");
-    let code = created["invite_code"].as_str().unwrap().to_owned();
-    let mut tokens = vec![created["seat_token"].as_str().unwrap().to_owned()];
-    for seat in 1..seats {
-        let path = format!("/api/rooms/{code}/join");
-        let (status, joined) = post(server.addr, &path, &json!({"seat": seat})).await;
-        assert_eq!(status, 200, "{joined}");
-        tokens.push(joined["seat_token"].as_str().unwrap().to_owned());
-    }
-    let room_id = created["room_id"].as_str().unwrap().to_owned();
-    (room_id, code, tokens)
-}
 
 /// Connects `token` (a spectator when `None`), past its snapshot.
 async fn connect(server: &TestServer, code: &str, token: Option<&str>) -> Client {
@@ -74,10 +44,10 @@ fn s(n: u64) -> Duration {
 async fn the_opponent_of_an_absent_player_wins_by_abandoned_only_after_the_grace_period() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
+    let server = server_with_clock(&db.url, &clock).await;
     // 10 minutes each: grace = max(30 s, min(600 s / 10, 120 s)) = 60 s.
-    let (room_id, code, tokens) = full_room(
-        &server,
+    let (room_id, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({"clock": {"initial_s": 600, "increment_s": 0}}),
     )
@@ -122,10 +92,10 @@ async fn the_opponent_of_an_absent_player_wins_by_abandoned_only_after_the_grace
 async fn a_draw_is_claimed_by_abandoned_and_a_returning_player_starts_the_grace_afresh() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
+    let server = server_with_clock(&db.url, &clock).await;
     // 1 minute each: the base grace of 30 s.
-    let (room_id, code, tokens) = full_room(
-        &server,
+    let (room_id, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({"clock": {"initial_s": 60, "increment_s": 0}}),
     )
@@ -177,11 +147,11 @@ async fn a_draw_is_claimed_by_abandoned_and_a_returning_player_starts_the_grace_
 async fn only_the_player_on_move_can_be_claimed_against_and_never_in_an_untimed_room() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
+    let server = server_with_clock(&db.url, &clock).await;
 
     // Timed: Black (not on move) leaves; White cannot claim, even long after.
-    let (_, code, tokens) = full_room(
-        &server,
+    let (_, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({"clock": {"initial_s": 300, "increment_s": 0}}),
     )
@@ -195,7 +165,7 @@ async fn only_the_player_on_move_can_be_claimed_against_and_never_in_an_untimed_
     assert_eq!(refused["d"]["code"], "cannot_claim", "{refused}");
 
     // Untimed: White (on move) is away for an hour; still nothing to claim.
-    let (_, code, tokens) = full_room(&server, "ouk-chatrang", json!({})).await;
+    let (_, code, tokens) = room_with_every_seat(server.addr, "ouk-chatrang", json!({})).await;
     let white = connect(&server, &code, Some(&tokens[0])).await;
     let mut black = connect(&server, &code, Some(&tokens[1])).await;
     white.close().await;
@@ -219,9 +189,9 @@ async fn only_the_player_on_move_can_be_claimed_against_and_never_in_an_untimed_
 async fn in_khan_tsin_the_two_others_vote_the_absent_player_out() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
-    let (_, code, tokens) = full_room(
-        &server,
+    let server = server_with_clock(&db.url, &clock).await;
+    let (_, code, tokens) = room_with_every_seat(
+        server.addr,
         "khan-tsin",
         json!({"seats": 3, "clock": {"initial_s": 600, "increment_s": 0}}),
     )
@@ -264,7 +234,7 @@ async fn in_khan_tsin_the_two_others_vote_the_absent_player_out() {
 async fn a_waiting_room_whose_creator_left_expires_unless_the_creator_returns() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
+    let server = server_with_clock(&db.url, &clock).await;
     let (status, created) = post(
         server.addr,
         "/api/rooms",

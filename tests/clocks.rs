@@ -7,44 +7,10 @@ mod support;
 
 use std::time::Duration;
 
-use khanate::config::Config;
 use khanate::room::Clock;
 use serde_json::{Value, json};
-use support::server::{TestServer, get, post};
+use support::server::{TestServer, get, post, room_with_every_seat, server_with_clock};
 use support::ws::Client;
-
-/// A server over `url` whose game clocks read `clock`.
-async fn server_with(url: &str, clock: &Clock) -> TestServer {
-    let mut config = Config::for_tests(url);
-    config.clock = clock.clone();
-    TestServer::start_with(config).await
-}
-
-/// A timed room of `game` created by seat 0 with `extra` fields (`clock`, `options`, `seats`) and
-/// every other seat joined. Returns (room id, invite code, tokens in seat order).
-async fn timed_room(
-    server: &TestServer,
-    game: &str,
-    extra: Value,
-) -> (String, String, Vec<String>) {
-    let mut body = json!({"game": game, "seat": 0});
-    if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
-        body.extend(extra);
-    }
-    let seats = body["seats"].as_u64().unwrap_or(2);
-    let (status, created) = post(server.addr, "/api/rooms", &body).await;
-    assert_eq!(status, 201, "{created}");
-    let code = created["invite_code"].as_str().unwrap().to_owned();
-    let mut tokens = vec![created["seat_token"].as_str().unwrap().to_owned()];
-    for seat in 1..seats {
-        let path = format!("/api/rooms/{code}/join");
-        let (status, joined) = post(server.addr, &path, &json!({"seat": seat})).await;
-        assert_eq!(status, 200, "{joined}");
-        tokens.push(joined["seat_token"].as_str().unwrap().to_owned());
-    }
-    let room_id = created["room_id"].as_str().unwrap().to_owned();
-    (room_id, code, tokens)
-}
 
 /// Every seat connected, past its snapshot (returned too).
 async fn connect_all(
@@ -81,9 +47,9 @@ fn ms(n: u64) -> Duration {
 async fn a_flag_loses_on_time_at_the_exact_deadline_and_is_stored() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
-    let (room_id, code, tokens) = timed_room(
-        &server,
+    let server = server_with_clock(&db.url, &clock).await;
+    let (room_id, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({"clock": {"initial_s": 60, "increment_s": 0}}),
     )
@@ -159,9 +125,9 @@ async fn a_flag_loses_on_time_at_the_exact_deadline_and_is_stored() {
 async fn the_increment_is_added_after_each_move_to_the_millisecond() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
-    let (_, code, tokens) = timed_room(
-        &server,
+    let server = server_with_clock(&db.url, &clock).await;
+    let (_, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({"clock": {"initial_s": 10, "increment_s": 2}}),
     )
@@ -199,10 +165,10 @@ async fn the_increment_is_added_after_each_move_to_the_millisecond() {
 async fn a_flag_against_a_bare_king_in_ouk_chatrang_is_a_draw() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
+    let server = server_with_clock(&db.url, &clock).await;
     // White (a Rook more) flags; Black has only its King and could never mate (O-17).
-    let (room_id, code, tokens) = timed_room(
-        &server,
+    let (room_id, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({
             "clock": {"initial_s": 5, "increment_s": 0},
@@ -233,9 +199,9 @@ async fn a_flag_against_a_bare_king_in_ouk_chatrang_is_a_draw() {
 async fn a_flagged_khan_tsin_player_leaves_and_the_three_player_game_goes_on() {
     let db = support::db::fresh_postgres().await;
     let clock = Clock::manual();
-    let server = server_with(&db.url, &clock).await;
-    let (_, code, tokens) = timed_room(
-        &server,
+    let server = server_with_clock(&db.url, &clock).await;
+    let (_, code, tokens) = room_with_every_seat(
+        server.addr,
         "khan-tsin",
         json!({"seats": 3, "clock": {"initial_s": 30, "increment_s": 1}}),
     )
@@ -286,9 +252,9 @@ async fn a_restart_charges_the_time_the_server_was_down_to_nobody_on_sqlite() {
 
 async fn restart_charges_nobody(url: &str) {
     let clock = Clock::manual();
-    let server = server_with(url, &clock).await;
-    let (_, code, tokens) = timed_room(
-        &server,
+    let server = server_with_clock(url, &clock).await;
+    let (_, code, tokens) = room_with_every_seat(
+        server.addr,
         "ouk-chatrang",
         json!({"clock": {"initial_s": 60, "increment_s": 0}}),
     )
@@ -303,7 +269,7 @@ async fn restart_charges_nobody(url: &str) {
     server.shutdown().await;
     clock.advance(Duration::from_secs(3_600));
 
-    let server = server_with(url, &clock).await;
+    let server = server_with_clock(url, &clock).await;
     let (mut black, _) = Client::hello(server.addr, &code, Some(&tokens[1]), None).await;
     let snapshot = black.next_of("snapshot").await;
     // Black's turn restarts with the time it had at the last stored event.

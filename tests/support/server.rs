@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
 use khanate::config::Config;
+use khanate::room::Clock;
 use khanate::server::Running;
 use khanate::store::Store;
 use serde_json::{Value, json};
@@ -172,4 +173,37 @@ pub async fn two_player_room(addr: SocketAddr, options: Value) -> (String, Strin
         created["seat_token"].as_str().expect("token").to_owned(),
         joined["seat_token"].as_str().expect("token").to_owned(),
     )
+}
+
+/// An in-process server over `url` whose rooms read `clock` (a manual one lets a test move time).
+pub async fn server_with_clock(url: &str, clock: &Clock) -> TestServer {
+    let mut config = Config::for_tests(url);
+    config.clock = clock.clone();
+    TestServer::start_with(config).await
+}
+
+/// A room of `game` created by seat 0 with `extra` fields of `POST /api/rooms` (`clock`,
+/// `options`, `seats`) and every other seat joined: (room id, invite code, tokens in seat order).
+pub async fn room_with_every_seat(
+    addr: SocketAddr,
+    game: &str,
+    extra: Value,
+) -> (String, String, Vec<String>) {
+    let mut body = json!({"game": game, "seat": 0});
+    if let (Value::Object(body), Value::Object(extra)) = (&mut body, extra) {
+        body.extend(extra);
+    }
+    let seats = body["seats"].as_u64().unwrap_or(2);
+    let (status, created) = post(addr, "/api/rooms", &body).await;
+    assert_eq!(status, 201, "{created}");
+    let code = created["invite_code"].as_str().unwrap().to_owned();
+    let mut tokens = vec![created["seat_token"].as_str().unwrap().to_owned()];
+    for seat in 1..seats {
+        let path = format!("/api/rooms/{code}/join");
+        let (status, joined) = post(addr, &path, &json!({"seat": seat})).await;
+        assert_eq!(status, 200, "{joined}");
+        tokens.push(joined["seat_token"].as_str().unwrap().to_owned());
+    }
+    let room_id = created["room_id"].as_str().unwrap().to_owned();
+    (room_id, code, tokens)
 }
