@@ -578,21 +578,9 @@ impl RoomState {
     /// seat, also one that left a three-player game: all of them sit in the new room), the
     /// rematch is made: a new room with the same game, each player one seat on.
     fn decide_accept_rematch(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
-        let Some(offer) = self.offers.iter().find(|o| o.id == id) else {
-            return Err(Refusal::new(
-                Code::NoSuchOffer,
-                format!("there is no open offer {id}"),
-            ));
-        };
-        if offer.by == seat {
-            return Err(Refusal::new(
-                Code::NoSuchOffer,
-                "you cannot accept your own offer",
-            ));
-        }
-        if offer.accepted.contains(&seat) {
+        let Some(offer) = self.offer_to_accept(seat, id)? else {
             return Ok(Vec::new());
-        }
+        };
         let players = self.game.players();
         let everyone = (0..players)
             .filter(|s| *s != offer.by)
@@ -913,9 +901,9 @@ impl RoomState {
         }
     }
 
-    /// `seat` accepts offer `id`: the game is drawn once every other player still in the game has
-    /// accepted.
-    fn decide_accept(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+    /// Open offer `id` for `seat` to accept: `None` when `seat` has already accepted it (nothing to
+    /// do), `no_such_offer` when it is not open or is `seat`'s own.
+    fn offer_to_accept(&self, seat: Seat, id: u64) -> Result<Option<&OfferInfo>, Refusal> {
         let Some(offer) = self.offers.iter().find(|o| o.id == id) else {
             return Err(Refusal::new(
                 Code::NoSuchOffer,
@@ -928,9 +916,15 @@ impl RoomState {
                 "you cannot accept your own offer",
             ));
         }
-        if offer.accepted.contains(&seat) {
+        Ok((!offer.accepted.contains(&seat)).then_some(offer))
+    }
+
+    /// `seat` accepts offer `id`: the game is drawn once every other player still in the game has
+    /// accepted.
+    fn decide_accept(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+        let Some(offer) = self.offer_to_accept(seat, id)? else {
             return Ok(Vec::new());
-        }
+        };
         let everyone = self
             .game
             .in_play()
