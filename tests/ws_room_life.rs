@@ -466,3 +466,20 @@ async fn a_graceful_restart_loses_no_acknowledged_move_and_players_continue() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_client_that_closes_gets_the_closing_handshake_back() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
+    // Both seats close one after the other, as a client leaving a finished room does; a race in
+    // the server once dropped the socket without answering the close (1006 at the client).
+    for round in 0..20 {
+        let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
+        let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
+        white.send_close(1000).await;
+        black.send_close(1000).await;
+        assert_eq!(white.closed().await, Some(1000), "round {round}");
+        assert_eq!(black.closed().await, Some(1000), "round {round}");
+    }
+}

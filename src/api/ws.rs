@@ -353,7 +353,9 @@ async fn read_frames(
         heard.now();
         let text = match message {
             Ok(Message::Text(text)) => text,
-            Ok(Message::Close(_)) => return,
+            // tungstenite queues the answering close and sends it on the next read, which then
+            // ends the stream: returning here would drop the socket unanswered (1006).
+            Ok(Message::Close(_)) => continue,
             Ok(Message::Pong(_)) => {
                 heard.ponged();
                 continue;

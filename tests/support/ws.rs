@@ -184,6 +184,18 @@ impl Client {
         }
     }
 
+    /// Sends a close frame with `code` and keeps the socket, to read the server's answer.
+    pub async fn send_close(&mut self, code: u16) {
+        let frame = CloseFrame {
+            code: code.into(),
+            reason: "".into(),
+        };
+        self.ws
+            .send(Message::Close(Some(frame)))
+            .await
+            .expect("close sent");
+    }
+
     /// Sends a close and drops the socket.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
