@@ -9,7 +9,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use axum::serve::{ListenerExt, TapIo};
+
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::info;
@@ -95,7 +97,7 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let mut stop = shutdown_rx;
     let task = tokio::spawn(async move {
         axum::serve(
-            listener,
+            without_nagle(listener),
             app.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(async move {
@@ -110,6 +112,20 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         task,
         connections_done,
     })
+}
+
+/// `listener` with Nagle's algorithm turned off on every connection it accepts (`TCP_NODELAY`).
+/// Frames are small and sent one at a time: with Nagle on, a frame written while the peer has not
+/// yet acknowledged the previous one (a ping, a move just sent) waits for that acknowledgement,
+/// which the peer delays by up to 40 ms.
+pub fn without_nagle(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    listener.tap_io(set_nodelay)
+}
+
+fn set_nodelay(tcp: &mut TcpStream) {
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    }
 }
 
 impl Running {
@@ -128,5 +144,22 @@ impl Running {
         // Returns once commits under way are done; SQLite also checkpoints its write-ahead log.
         self.store.close().await;
         served
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::serve::Listener;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_send_without_nagle() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let mut listener = without_nagle(listener);
+        let _client = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let (accepted, _) = listener.accept().await;
+        assert!(accepted.nodelay().expect("TCP_NODELAY readable"));
     }
 }

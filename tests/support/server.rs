@@ -81,6 +81,14 @@ impl Process {
                 "--database-url",
                 database_url,
             ])
+            // The limits of `Config::for_tests`: tests play much faster than people.
+            .args([
+                "--commands-per-second",
+                "10000",
+                "--rooms-per-minute",
+                "10000",
+            ])
+            .args(["--connections-per-ip", "10000"])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
