@@ -34,6 +34,9 @@ use crate::telemetry;
 /// How long a new socket may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The chunk a connection reads its socket in (larger frames still arrive whole).
+const READ_BUFFER_BYTES: usize = 4096;
+
 /// How many bad frames a connection may send before it is closed with 1008.
 const MAX_BAD_FRAMES: u32 = 10;
 
@@ -61,6 +64,11 @@ pub async fn upgrade(
     };
     ws.max_message_size(MAX_CLIENT_FRAME_BYTES)
         .max_frame_size(MAX_CLIENT_FRAME_BYTES)
+        // tungstenite reads in 128 KiB chunks and buffers 128 KiB of writes by default: at ten
+        // thousand sockets that is most of the server's memory. Client frames are at most
+        // 8 KiB, and every frame is flushed as it is sent.
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| {
             let span = info_span!("connection", client = %client, room_id = tracing::field::Empty);
             async move {
