@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use super::answers::{Answer, Answers};
-use super::commit::{Author, Staged, stage};
+use super::commit::{Author, stage};
 use super::state::{RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
 use super::token::{hash_token, new_seat_token};
 use super::{
@@ -537,11 +537,15 @@ impl Actor {
         new_token: Option<[u8; 32]>,
         received: Option<tokio::time::Instant>,
     ) -> Result<i64, NotStored> {
-        let Staged { next, commit } = stage(&self.state, events, author, new_token, now())
-            .map_err(|e| {
+        let (version_before, status_before) = (self.state.version, self.state.status);
+        let commit = match stage(&mut self.state, events, author, new_token, now()) {
+            Ok(commit) => commit,
+            Err(e) => {
                 error!(error = %e, "a decided event does not apply: this is a bug");
-                NotStored
-            })?;
+                self.discard_staged(version_before, status_before);
+                return Err(NotStored);
+            }
+        };
         let writing = tokio::time::Instant::now();
         let written = self.store.commit(&commit).await;
         telemetry::db_write(writing.elapsed());
@@ -549,19 +553,18 @@ impl Actor {
             // The transaction may have been committed before the error reached us (a connection
             // lost during COMMIT): only the database knows, so reload from it.
             warn!(error = %e, "a commit failed; the room reloads from the database");
-            self.stale = true;
+            self.discard_staged(version_before, status_before);
             return Err(NotStored);
         }
         if let Some(received) = received {
             telemetry::move_stage("committed", received.elapsed());
         }
         let first_new = self.log.len();
-        if next.status != self.state.status {
+        if self.state.status != status_before {
             let game = self.state.kind().as_str();
-            telemetry::room(game, self.state.status.as_str(), -1.0);
-            telemetry::room(game, next.status.as_str(), 1.0);
+            telemetry::room(game, status_before.as_str(), -1.0);
+            telemetry::room(game, self.state.status.as_str(), 1.0);
         }
-        self.state = next;
         self.published_version
             .store(self.state.version, Ordering::Relaxed);
         for (v, event) in (commit.expected_version + 1..).zip(events) {
@@ -572,6 +575,16 @@ impl Actor {
             telemetry::move_stage("broadcast", received.elapsed());
         }
         Ok(self.state.version)
+    }
+
+    /// After a staging or commit that failed: the state is ahead of the database (staging
+    /// changes it in place), so the room is marked stale and reloads from the database before
+    /// anything else is decided. Until then only the version (in the `unavailable` reject) and
+    /// the status (in the rooms gauge) are read: they go back to what is stored.
+    fn discard_staged(&mut self, version: i64, status: RoomStatus) {
+        self.state.version = version;
+        self.state.status = status;
+        self.stale = true;
     }
 
     /// The frame of a logged event for a connection of `seat`: the seat on move gets the legal moves

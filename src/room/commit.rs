@@ -1,7 +1,9 @@
-//! Staging a command's effect: the state after its events, and the rows that record them, written
-//! by the store in one transaction before anything is acknowledged.
+//! Staging a command's effect: the events applied to the room's state, and the rows that record
+//! them, written by the store in one transaction before anything is acknowledged.
 //!
-//! Staging works on a copy, so a commit that fails leaves the room as it was.
+//! Staging changes the state in place (copying a room's whole history per command cost more than
+//! anything else a move does). The room must not go on from a state whose commit failed or whose
+//! staging erred: it reloads from the database instead, which holds exactly what was stored.
 
 use chrono::{DateTime, Utc};
 
@@ -12,12 +14,6 @@ use crate::protocol::{Event, RematchInfo};
 use crate::rules::{AnyGame, GameOptions, Rules, Seat};
 use crate::store::{Commit, CountingRow, CreatedRoom, EventRow, MoveRow, SeatRow};
 
-/// A command's effect computed but not yet stored: the state after it and the rows to write.
-pub(super) struct Staged {
-    pub next: RoomState,
-    pub commit: Commit,
-}
-
 /// Who made a command's events: the seat, and the command's cid when it came over a socket (a
 /// join has none).
 #[derive(Clone, Copy)]
@@ -26,29 +22,45 @@ pub(super) struct Author<'a> {
     pub cid: Option<&'a str>,
 }
 
-/// `events` numbered from the version after `state`'s.
-fn numbered<'e>(state: &RoomState, events: &'e [Event]) -> impl Iterator<Item = (i64, &'e Event)> {
-    (state.version + 1..).zip(events)
+/// `events` numbered from the version after `version`.
+fn numbered(version: i64, events: &[Event]) -> impl Iterator<Item = (i64, &Event)> {
+    (version + 1..).zip(events)
 }
 
-/// Applies `events` to a copy of `state` and gathers the rows they add. `author` is `None` for
-/// events the room makes itself (a waiting room expiring); `new_token` is the token hash of the
-/// seat the author takes (a join). Errors when an event does not apply, which for decided events
-/// is a bug.
+/// Applies `events` to `state` and returns the rows they add. `author` is `None` for events the
+/// room makes itself (a waiting room expiring); `new_token` is the token hash of the seat the
+/// author takes (a join). Errors when an event does not apply, which for decided events is a bug;
+/// `state` is then half changed and must be dropped.
 pub(super) fn stage(
-    state: &RoomState,
+    state: &mut RoomState,
     events: &[Event],
     author: Option<Author<'_>>,
     new_token: Option<[u8; 32]>,
     at: DateTime<Utc>,
-) -> Result<Staged, String> {
-    let mut next = state.clone();
-    for (v, event) in numbered(state, events) {
-        next.apply(v, event, at)?;
+) -> Result<Commit, String> {
+    let expected_version = state.version;
+    // What is read off the state before the events: the move's ply, the rematch's seats, and
+    // whether the game was still on.
+    let (mv, counting) =
+        match numbered(expected_version, events).find(|(_, e)| matches!(e, Event::Moved { .. })) {
+            Some((v, event)) => move_rows(state, v, event, at),
+            None => (None, None),
+        };
+    let new_room = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Rematch(info) => Some(info),
+            _ => None,
+        })
+        .map(|info| rematch_room(state, info, at).map(Box::new))
+        .transpose()?;
+    let game_was_on = state.result.is_none();
+    for (v, event) in numbered(expected_version, events) {
+        state.apply(v, event, at)?;
     }
     let seats = match (author, new_token) {
         (Some(author), Some(token_hash)) => {
-            let slot = next
+            let slot = state
                 .seats
                 .get_mut(usize::from(author.seat))
                 .ok_or_else(|| format!("seat {} does not exist", author.seat))?;
@@ -62,7 +74,7 @@ pub(super) fn stage(
         }
         _ => Vec::new(),
     };
-    let rows = numbered(state, events)
+    let rows = numbered(expected_version, events)
         .map(|(v, event)| EventRow {
             v,
             kind: event.kind().to_owned(),
@@ -72,36 +84,22 @@ pub(super) fn stage(
             created_at: at,
         })
         .collect();
-    let (mv, counting) =
-        match numbered(state, events).find(|(_, e)| matches!(e, Event::Moved { .. })) {
-            Some((v, event)) => move_rows(state, v, event, at),
-            None => (None, None),
-        };
-    let game = if state.result.is_none() {
-        next.game_record()
+    let game = if game_was_on {
+        state.game_record()
     } else {
         None
     };
-    let new_room = events
-        .iter()
-        .find_map(|e| match e {
-            Event::Rematch(info) => Some(info),
-            _ => None,
-        })
-        .map(|info| rematch_room(state, info, at).map(Box::new))
-        .transpose()?;
-    let commit = Commit {
+    Ok(Commit {
         room_id: state.id,
-        expected_version: state.version,
-        status: next.status,
+        expected_version,
+        status: state.status,
         events: rows,
         seats,
         mv,
         counting,
         game,
         new_room,
-    };
-    Ok(Staged { next, commit })
+    })
 }
 
 /// The rows of a rematch's new room: the same game from the same start position with the same
@@ -125,7 +123,7 @@ fn rematch_room(
     {
         map.insert("spectator_chat".into(), Value::Bool(before.spectator_chat));
     }
-    let fresh = RoomState::new(
+    let mut fresh = RoomState::new(
         info.room_id,
         info.invite_code.clone(),
         before.visibility,
@@ -164,14 +162,14 @@ fn rematch_room(
         clock: None,
     });
     fresh.stamp_clocks(&mut events, 0, 0, at);
-    let mut next = fresh.clone();
-    for (v, event) in numbered(&fresh, &events) {
-        next.apply(v, event, at)?;
+    let room = super::registry::room_row(&fresh);
+    for (v, event) in numbered(0, &events) {
+        fresh.apply(v, event, at)?;
     }
-    if next.status != crate::store::RoomStatus::Playing {
+    if fresh.status != crate::store::RoomStatus::Playing {
         return Err("the rematch room did not start".into());
     }
-    let rows = numbered(&fresh, &events)
+    let rows = numbered(0, &events)
         .map(|(v, event)| EventRow {
             v,
             kind: event.kind().to_owned(),
@@ -185,11 +183,11 @@ fn rematch_room(
         })
         .collect();
     Ok(CreatedRoom {
-        room: super::registry::room_row(&fresh),
+        room,
         commit: Commit {
             room_id: fresh.id,
             expected_version: 0,
-            status: next.status,
+            status: fresh.status,
             events: rows,
             seats,
             mv: None,

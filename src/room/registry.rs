@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use super::actor::{Actor, CHAT_HISTORY, Logged, RecentChat};
 use super::answers::Answers;
-use super::commit::{Author, Staged, stage};
+use super::commit::{Author, stage};
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
@@ -165,10 +165,12 @@ impl Registry {
                 .map_err(CreateError::Seat)?;
             let (seat_token, token_hash) = new_seat_token();
             let author = Some(Author { seat, cid: None });
-            let Staged { next, commit } =
-                stage(&state, &events, author, Some(token_hash), state.created_at)
-                    .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
-            match self.store.create_room(&room_row(&state), &commit).await {
+            let room = room_row(&state);
+            let mut next = state;
+            let created_at = next.created_at;
+            let commit = stage(&mut next, &events, author, Some(token_hash), created_at)
+                .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
+            match self.store.create_room(&room, &commit).await {
                 Ok(()) => {}
                 Err(e) if tries < INVITE_CODE_TRIES && e.is_unique_violation() => continue,
                 Err(e) => return Err(e.into()),
