@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 mod codec;
+mod group_commit;
 pub mod postgres;
 pub mod sqlite;
 

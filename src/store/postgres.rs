@@ -15,6 +15,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgRo
 use uuid::Uuid;
 
 use super::codec::{self, get};
+use super::group_commit::GroupCommit;
 use super::{
     ChatRow, Commit, CountingRow, EventRow, GameRecord, LobbyRoom, MoveRow, RoomRef, RoomRow,
     SeatRow, StoreError, StoredRoom, now, truncate_to_micros,
@@ -25,10 +26,11 @@ const MAX_CONNECTIONS: u32 = 10;
 /// How long a query waits for a free connection before failing.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A PostgreSQL-backed store. Cheap to clone (the pool is shared).
+/// A PostgreSQL-backed store. Cheap to clone (the pool and the commit queue are shared).
 #[derive(Clone, Debug)]
 pub struct PgStore {
     pool: PgPool,
+    group: GroupCommit,
 }
 
 impl PgStore {
@@ -41,7 +43,8 @@ impl PgStore {
             .connect_with(options)
             .await?;
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
-        Ok(PgStore { pool })
+        let group = GroupCommit::start(pool.clone());
+        Ok(PgStore { pool, group })
     }
 
     /// See [`Store::ping`](super::Store::ping).
@@ -64,12 +67,10 @@ impl PgStore {
         Ok(())
     }
 
-    /// See [`Store::commit`](super::Store::commit).
+    /// See [`Store::commit`](super::Store::commit). Written together with other rooms' commits
+    /// (see [`GroupCommit`]).
     pub async fn commit(&self, c: &Commit) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        apply(&mut tx, c).await?;
-        tx.commit().await?;
-        Ok(())
+        self.group.commit(c).await
     }
 
     /// See [`Store::load_room`](super::Store::load_room).
@@ -304,6 +305,14 @@ impl PgStore {
         })
         .collect()
     }
+}
+
+/// Writes `c` in a transaction of its own (the path of a commit that is not batched).
+pub(super) async fn commit_alone(pool: &PgPool, c: &Commit) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    apply(&mut tx, c).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Inserts a room's own row at version `expected_version` (see
