@@ -1,0 +1,96 @@
+//! The load tool `khanate-load` kept working: a short run against the real server binary on a
+//! fresh PostgreSQL database, with the echo baseline, spectators and idle connections. Not a
+//! performance test (nothing here is timed): it checks what the report says happened.
+
+mod support;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `khanate-load` with `args` against the `khanate` binary of this build; returns the exit
+/// status's success, standard output and standard error.
+fn load(database_url: &str, args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_khanate-load"))
+        .args(["--server-bin", env!("CARGO_BIN_EXE_khanate")])
+        .args(["--database-url", database_url])
+        .args(args)
+        .output()
+        .expect("khanate-load runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_short_load_plays_stores_and_reports_every_move() {
+    let db = support::db::fresh_postgres().await;
+    let args = [
+        "--rooms",
+        "4",
+        "--rate",
+        "20",
+        "--warmup",
+        "0.5",
+        "--duration",
+        "2",
+        "--spectators",
+        "4",
+        "--idle",
+        "3",
+        "--echo-baseline",
+    ];
+    let (ok, stdout, stderr) = load(&db.url, &args);
+    assert!(ok, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let k = &report["khanate"];
+
+    let moves = k["moves"].as_u64().expect("moves");
+    assert!(moves > 0, "{k}");
+    assert_eq!(k["ack_ms"]["count"], moves);
+    assert!(k["broadcast_ms"]["count"].as_u64() > Some(0), "{k}");
+    assert!(
+        k["ack_ms"]["p50"].as_f64() <= k["ack_ms"]["p99"].as_f64(),
+        "{k}"
+    );
+    assert_eq!(
+        k["rejects"],
+        serde_json::json!({}),
+        "no command was refused"
+    );
+    assert_eq!(k["errors"], serde_json::json!({}), "no connection failed");
+    // 4 rooms of 2 seats, 4 spectators, 3 idle connections.
+    assert_eq!(k["connections_peak"], 15);
+    assert!(k["frames_to_spectators"].as_u64() > Some(0), "{k}");
+
+    // Every move acknowledged in the window is a row in `moves` (one may have been stored just
+    // before the window opened, per room), and each is a `moved` event.
+    let rows = &k["rows_written"];
+    let stored = rows["moves"].as_u64().expect("moves rows");
+    assert!(stored + 4 >= moves, "{rows} rows for {moves} acked moves");
+    assert!(rows["room_events"].as_u64() >= Some(stored), "{rows}");
+    assert!(k["postgres_commit_ms"].as_f64() > Some(0.0), "{k}");
+    assert!(k["server_rss_peak_mib"].as_f64() > Some(0.0), "{k}");
+    assert!(k["cpu"]["server_cores"].is_number(), "{k}");
+
+    let echo = &report["echo"];
+    assert!(echo["moves"].as_u64() > Some(0), "{echo}");
+    assert_eq!(echo["errors"], serde_json::json!({}));
+    assert!(report["ratios"]["ack_p50"].is_number(), "{report}");
+}
+
+#[tokio::test]
+async fn it_refuses_to_load_another_host_or_an_unbounded_load() {
+    let db = support::db::fresh_postgres().await;
+    let (ok, _, stderr) = load(&db.url, &["--url", "http://10.1.2.3:8080"]);
+    assert!(!ok);
+    assert!(stderr.contains("only talks to 127.0.0.1"), "{stderr}");
+    let (ok, _, stderr) = load(&db.url, &["--rooms", "5001"]);
+    assert!(!ok);
+    assert!(stderr.contains("--rooms must be 1 to 5000"), "{stderr}");
+    let (ok, _, stderr) = load(&db.url, &["--rooms", "5000", "--spectators", "20000"]);
+    assert!(!ok);
+    assert!(stderr.contains("at most 20000"), "{stderr}");
+}
