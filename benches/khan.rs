@@ -14,32 +14,9 @@ use std::time::Instant;
 
 mod common;
 
-use common::{Xorshift, summary, time_each};
+use common::{Xorshift, playout_positions, summary, time_each};
 use khanate::rules::Rules;
 use khanate::rules::khan::{Game, MAX_LISTED, Position, perft, turn_perft};
-
-/// Every position (game not over) met in `games` random playouts of at most `plies` turns, with
-/// its ply.
-fn playout_positions(games: usize, plies: u32, seed: u64) -> Vec<(u32, Game)> {
-    let mut rng = Xorshift(seed);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut game = Game::new();
-        for ply in 0..plies {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            out.push((ply, game.clone()));
-            let pick = rng.below(moves.len());
-            if let Err(err) = game.play(&moves[pick]) {
-                eprintln!("{}: {err}", moves[pick]);
-                std::process::exit(1);
-            }
-        }
-    }
-    out
-}
 
 fn sizes(name: &str, game: &Game) {
     let list = serde_json::to_string(&game.legal_moves()).unwrap_or_default();
@@ -100,7 +77,8 @@ fn main() {
     } else {
         (2, 40, 1)
     };
-    let positions = playout_positions(games, plies, 0x9E37_79B9_7F4A_7C15);
+    let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
+    let positions = playout_positions(Game::new, games, plies, 0, &mut rng);
     let truncated = positions
         .iter()
         .filter(|(_, g)| g.listing().max_landings().is_some())

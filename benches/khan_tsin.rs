@@ -10,7 +10,7 @@ mod common;
 use std::hint::black_box;
 use std::time::Instant;
 
-use common::{Xorshift, summary, time_each};
+use common::{Xorshift, playout_positions, summary, time_each};
 use khanate::rules::khan_tsin::{Game, perft};
 use khanate::rules::{GameOptions, Rules};
 
@@ -23,29 +23,6 @@ fn new_game(players: u8) -> Game {
         ..GameOptions::default()
     };
     Game::from_options(&setup).unwrap_or_else(|e| panic!("{players} players: {e}"))
-}
-
-/// Every position of the movement phase met in `games` random games of `players` players.
-fn playout_positions(players: u8, games: usize, rng: &mut Xorshift) -> Vec<Game> {
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut game = new_game(players);
-        for ply in 0..600 {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            if ply >= 36 {
-                out.push(game.clone());
-            }
-            let mv = &moves[rng.below(moves.len())];
-            if let Err(err) = game.play(mv) {
-                eprintln!("{mv}: {err}");
-                std::process::exit(1);
-            }
-        }
-    }
-    out
 }
 
 fn main() {
@@ -99,8 +76,10 @@ fn main() {
 
     let (games, rounds) = if benchmarking { (200, 3) } else { (2, 1) };
     let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
-    let mut all = playout_positions(2, games, &mut rng);
-    all.extend(playout_positions(3, games, &mut rng));
+    // Placement takes the first 36 plies; only the movement phase is kept.
+    let mut all = playout_positions(|| new_game(2), games, 600, 36, &mut rng);
+    all.extend(playout_positions(|| new_game(3), games, 600, 36, &mut rng));
+    let all: Vec<Game> = all.into_iter().map(|(_, game)| game).collect();
     let moves: usize = all.iter().map(|g| g.legal_moves().len()).sum();
     println!(
         "\n{} movement-phase positions from {games} random games of 2 and of 3 players ({:.1} legal moves on average)",

@@ -1,15 +1,21 @@
-//! Perft speed of the Ouk Chatrang move generator, one thread, bulk counting (as Fairy-Stockfish's
-//! `go perft` counts). Run: `cargo bench --bench perft`. Prints nodes, seconds and nodes per second
-//! for each row; rows whose count the rules file gives are checked too.
+//! Speed of the Ouk Chatrang rules, one thread: perft of the move generator, bulk counting (as
+//! Fairy-Stockfish's `go perft` counts), and listing the legal moves the way the server does after
+//! every move (`Rules::legal_moves` of a `Game`: sorted UCI strings) over the positions of
+//! fixed-seed random games. Run: `cargo bench --bench perft`. Prints nodes, seconds and nodes per
+//! second for each row; rows whose count the rules file gives are checked too.
 //!
 //! `cargo test --all-targets` runs this binary too, without `--bench`: it then only checks the
-//! depth-4 rows, so the test suite keeps the benchmark working without paying for perft 6 in a
-//! debug build.
+//! depth-4 rows and lists the moves of a few games, so the test suite keeps the benchmark working
+//! without paying for perft 6 in a debug build.
+
+mod common;
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use khanate::rules::ouk_chatrang::{Position, perft};
+use common::{Xorshift, playout_positions, summary, time_each};
+use khanate::rules::Rules;
+use khanate::rules::ouk_chatrang::{Game, Position, perft};
 
 /// (name, FEN, depth, expected nodes if the rules file gives them)
 const ROWS: &[(&str, &str, u32, Option<u64>)] = &[
@@ -122,6 +128,22 @@ fn main() {
             nodes as f64 / seconds
         );
     }
+    let (games, rounds) = if benchmarking { (200, 3) } else { (5, 1) };
+    let positions: Vec<Game> =
+        playout_positions(Game::new, games, 400, 0, &mut Xorshift(0x5eed_0c7a))
+            .into_iter()
+            .map(|(_, game)| game)
+            .collect();
+    let moves: usize = positions.iter().map(|g| g.legal_moves().len()).sum();
+    println!(
+        "{} positions from {games} random games, {:.1} legal moves each on average",
+        positions.len(),
+        moves as f64 / positions.len().max(1) as f64
+    );
+    println!(
+        "legal_moves (sorted strings), µs: {}",
+        summary(time_each(&positions, rounds, |g| g.legal_moves().len()))
+    );
     if failed {
         std::process::exit(1);
     }

@@ -4,6 +4,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use khanate::rules::Rules;
+
 /// xorshift64: enough to pick moves, the same ones on every run.
 pub struct Xorshift(pub u64);
 
@@ -56,4 +58,35 @@ pub fn time_each<T>(items: &[T], rounds: u32, f: impl Fn(&T) -> usize) -> Vec<Du
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// The positions met in `games` random games, each with its ply: every game started by `new` and
+/// played until it ends or for `plies` plies, keeping the positions from ply `keep_from` on. Exits
+/// on a listed move that does not play (a rules bug).
+pub fn playout_positions<G: Rules + Clone>(
+    new: impl Fn() -> G,
+    games: usize,
+    plies: usize,
+    keep_from: usize,
+    rng: &mut Xorshift,
+) -> Vec<(usize, G)> {
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut game = new();
+        for ply in 0..plies {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            if ply >= keep_from {
+                out.push((ply, game.clone()));
+            }
+            let mv = &moves[rng.below(moves.len())];
+            if let Err(err) = game.play(mv) {
+                eprintln!("{mv}: {err}");
+                std::process::exit(1);
+            }
+        }
+    }
+    out
 }
