@@ -151,15 +151,18 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
     }
 }
 
+/// One WebSocket, from its hello to its close. The futures of the hello phase (reading it,
+/// loading the room from the database, joining it) are boxed: kept inline they would make every
+/// connection's task as large as the largest of them for its whole life (about 12 KiB each).
 async fn connection(state: AppState, mut socket: WebSocket) {
     let _open = state.connection_open.clone();
-    let hello = match read_hello(&mut socket).await {
+    let hello = match Box::pin(read_hello(&mut socket)).await {
         Ok(hello) => hello,
         Err((code, close_code, message)) => {
             return hello_error(socket, code, close_code, message).await;
         }
     };
-    let room = match state.registry.find(&hello.room).await {
+    let room = match Box::pin(state.registry.find(&hello.room)).await {
         Ok(Some(room)) => room,
         Ok(None) => {
             let message = format!("no room {:?}", hello.room);
@@ -177,23 +180,21 @@ async fn connection(state: AppState, mut socket: WebSocket) {
     };
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_CAPACITY);
     let own = out_tx.downgrade();
-    let connected = match room
-        .connect_named(hello.token, hello.last_v, hello.name, out_tx)
-        .await
-    {
-        Ok(connected) => connected,
-        Err(ConnectError::BadToken) => {
-            let message = "this seat token does not belong to this room".to_owned();
-            return hello_error(socket, Code::BadToken, close::BAD_TOKEN, message).await;
-        }
-        Err(ConnectError::Gone) => {
-            return close_with(&mut socket, close::TRY_AGAIN, "room reloading").await;
-        }
-        Err(ConnectError::Crowded(max)) => {
-            let message = format!("this room holds at most {max} connections");
-            return hello_error(socket, Code::RoomCrowded, close::CROWDED, message).await;
-        }
-    };
+    let connected =
+        match Box::pin(room.connect_named(hello.token, hello.last_v, hello.name, out_tx)).await {
+            Ok(connected) => connected,
+            Err(ConnectError::BadToken) => {
+                let message = "this seat token does not belong to this room".to_owned();
+                return hello_error(socket, Code::BadToken, close::BAD_TOKEN, message).await;
+            }
+            Err(ConnectError::Gone) => {
+                return close_with(&mut socket, close::TRY_AGAIN, "room reloading").await;
+            }
+            Err(ConnectError::Crowded(max)) => {
+                let message = format!("this room holds at most {max} connections");
+                return hello_error(socket, Code::RoomCrowded, close::CROWDED, message).await;
+            }
+        };
     tracing::Span::current().record("room_id", tracing::field::display(room.id));
     debug!(room_id = %room.id, seat = ?connected.seat, "hello accepted");
 
