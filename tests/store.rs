@@ -65,6 +65,7 @@ on_both_backends!(store:
     game_record_round_trips_without_optional_fields,
     moves_and_counting_states_come_back_in_ply_order,
     concurrent_commits_at_one_version_let_exactly_one_through,
+    concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict,
 );
 
 on_both_backends!(url:
@@ -832,6 +833,65 @@ async fn concurrent_commits_at_one_version_let_exactly_one_through(store: Store)
     let moves = store.moves(r.id).await.expect("moves");
     assert_eq!(moves.len(), 1);
     assert_eq!(moves[0].notation, winner);
+}
+
+/// Many rooms commit at once (PostgreSQL writes such commits together, in one statement): each
+/// lands exactly once with its own rows, while a commit at a wrong version and one for a room
+/// that does not exist among them get their own errors and write nothing.
+async fn concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict(store: Store) {
+    let mut rooms = Vec::new();
+    for i in 0..20 {
+        let r = room(&format!("MANY{i:02}"), at(0), 2, Visibility::Private);
+        let v = open_room(&store, &r, RoomStatus::Playing, Some(&seat(0, "A", at(0)))).await;
+        rooms.push((r, v));
+    }
+    let late = room("LATE01", at(0), 2, Visibility::Private);
+    let late_v = open_room(&store, &late, RoomStatus::Playing, Some(&seat(0, "A", at(0)))).await;
+    let late_before = load(&store, late.id).await;
+    let move_commit = |room_id: Uuid, expected: i64, notation: &str, with_count: bool| {
+        let m = mv(1, expected + 1, 0, notation, at(1));
+        let mut c = commit(room_id, expected, RoomStatus::Playing);
+        c.events = vec![moved(&m)];
+        c.counting = with_count.then(|| counting(1, 3));
+        c.mv = Some(m);
+        c
+    };
+    let mut commits: Vec<Commit> = rooms
+        .iter()
+        .enumerate()
+        .map(|(i, (r, v))| move_commit(r.id, *v, &format!("m{i}"), i % 2 == 0))
+        .collect();
+    commits.push(move_commit(late.id, late_v + 5, "late", false));
+    commits.push(move_commit(Uuid::new_v4(), 1, "nowhere", false));
+    let results =
+        futures_util::future::join_all(commits.iter().map(|c| store.commit(c))).await;
+
+    for (i, ((r, v), result)) in rooms.iter().zip(&results).enumerate() {
+        assert!(result.is_ok(), "room {i}: {result:?}");
+        let stored = load(&store, r.id).await;
+        assert_eq!(stored.room.version, v + 1);
+        assert_eq!(stored.events.len(), 2);
+        let moves = store.moves(r.id).await.expect("moves");
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].notation, format!("m{i}"));
+        let counts = store.counting_states(r.id).await.expect("counting");
+        assert_eq!(counts.len(), usize::from(i % 2 == 0), "room {i}");
+    }
+    assert!(
+        matches!(
+            &results[20],
+            Err(StoreError::Conflict { expected, found, .. })
+                if *expected == late_v + 5 && *found == late_v
+        ),
+        "{:?}",
+        results[20]
+    );
+    assert_unchanged(&store, &late_before).await;
+    assert!(
+        matches!(&results[21], Err(StoreError::Database(sqlx::Error::RowNotFound))),
+        "{:?}",
+        results[21]
+    );
 }
 
 async fn reopened_store_sees_everything_and_continues_the_version(store: Store, url: &str) {
