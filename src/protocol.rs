@@ -844,13 +844,23 @@ pub struct Presence {
 
 /// Writes a server frame `{"t", "v"?, "d"}` as JSON text.
 pub fn frame(t: &str, v: Option<i64>, d: &impl Serialize) -> String {
-    let mut map = Map::new();
-    map.insert("t".into(), Value::String(t.to_owned()));
-    if let Some(v) = v {
-        map.insert("v".into(), Value::from(v));
+    /// Serialized straight to text: going through a `Value` first would copy every frame.
+    #[derive(Serialize)]
+    struct Frame<'a, D> {
+        t: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        v: Option<i64>,
+        d: &'a D,
     }
-    map.insert("d".into(), serde_json::to_value(d).unwrap_or(Value::Null));
-    Value::Object(map).to_string()
+    serde_json::to_string(&Frame { t, v, d })
+        .or_else(|_| {
+            serde_json::to_string(&Frame {
+                t,
+                v,
+                d: &Value::Null,
+            })
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -19,12 +19,13 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use super::answers::{Answer, Answers};
 use super::commit::{Author, stage};
-use super::state::{RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
+use super::state::{LegalMoves, RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
 use super::token::{hash_token, new_seat_token};
 use super::{
     ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
@@ -152,7 +153,7 @@ pub(super) struct Actor {
     /// `state.version`, readable by connections without asking the task.
     published_version: Arc<AtomicI64>,
     /// The legal moves of the seat on move at a position version (see [`Actor::legal_moves`]).
-    legal_cache: Option<(i64, Arc<Value>)>,
+    legal_cache: Option<(i64, Arc<LegalMoves>)>,
     settings: RoomSettings,
     chat: RecentChat,
     /// The game clock's reading (`settings.clock`, ms) at the last event that set the clocks, or
@@ -590,7 +591,12 @@ impl Actor {
     /// The frame of a logged event for a connection of `seat`: the seat on move gets the legal moves
     /// with the event that made the current position (`game_started`, `moved`, or `left` when a
     /// resignation passed the turn).
-    fn frame_for(&self, logged: &Logged, seat: Option<Seat>, legal: Option<&Value>) -> Arc<str> {
+    fn frame_for(
+        &self,
+        logged: &Logged,
+        seat: Option<Seat>,
+        legal: Option<&LegalMoves>,
+    ) -> Arc<str> {
         let personal = seat.is_some()
             && seat == self.state.seat_on_move()
             && logged.v == self.state.position_version
@@ -598,31 +604,36 @@ impl Actor {
                 logged.event,
                 Event::Moved { .. } | Event::GameStarted { .. } | Event::Left { .. }
             );
-        let Some(moves) = legal.filter(|_| personal) else {
+        let Some(legal) = legal.filter(|_| personal) else {
             return logged.frame.clone();
         };
-        let mut data = logged.event.data();
-        if let (Value::Object(map), Value::Object(listed)) = (&mut data, moves) {
-            map.extend(listed.clone());
+        /// The event's data with the legal moves added, written without copying them.
+        #[derive(serde::Serialize)]
+        struct WithLegalMoves<'a> {
+            #[serde(flatten)]
+            event: &'a Value,
+            legal_moves: &'a RawValue,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            legal_moves_complete: Option<bool>,
         }
-        protocol::frame(logged.event.kind(), Some(logged.v), &data).into()
+        let data = logged.event.data();
+        let with_legal = WithLegalMoves {
+            event: &data,
+            legal_moves: &legal.json,
+            legal_moves_complete: (!legal.complete).then_some(false),
+        };
+        protocol::frame(logged.event.kind(), Some(logged.v), &with_legal).into()
     }
 
-    /// The legal moves of the seat on move as the fields the wire adds for it: `{"legal_moves"}`,
-    /// plus `"legal_moves_complete": false` when the list leaves some out. Computed once per
-    /// position, since listing them can be the costliest thing a room does (long Khan jump chains).
-    fn legal_moves(&mut self) -> Option<Arc<Value>> {
+    /// The legal moves of the seat on move. Computed once per position, since listing them can be
+    /// the costliest thing a room does (long Khan jump chains).
+    fn legal_moves(&mut self) -> Option<Arc<LegalMoves>> {
         self.state.seat_on_move()?;
         let key = self.state.position_version;
         if !matches!(&self.legal_cache, Some((at, _)) if *at == key) {
-            let game = &self.state.game;
-            let mut fields = serde_json::json!({"legal_moves": game.legal_moves_json()});
-            if !game.legal_moves_complete() {
-                fields["legal_moves_complete"] = Value::Bool(false);
-            }
-            self.legal_cache = Some((key, Arc::new(fields)));
+            self.legal_cache = Some((key, Arc::new(LegalMoves::of(&self.state.game))));
         }
-        self.legal_cache.as_ref().map(|(_, fields)| fields.clone())
+        self.legal_cache.as_ref().map(|(_, legal)| legal.clone())
     }
 
     /// Sends every logged event from index `first` to every connection. A connection gets all of

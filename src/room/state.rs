@@ -8,6 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use rand::seq::IteratorRandom;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -202,6 +203,29 @@ pub struct RoomState {
     pub rematch: Option<RematchInfo>,
     /// The clocks of a timed room (`options.clock`); `None` for an untimed one.
     pub clock: Option<Clocks>,
+}
+
+/// The legal moves of the seat on move as the wire gives them (PROTOCOL.md "Legal moves",
+/// docs/protocol.md "Legal moves in Khan"): the `legal_moves` JSON, written out once per position
+/// because listing and writing them is the costliest part of a move (a Khan tree holds hundreds of
+/// moves), and whether it lists every move (`legal_moves_complete`).
+#[derive(Debug)]
+pub struct LegalMoves {
+    /// `Rules::legal_moves_json` as JSON text.
+    pub json: Box<RawValue>,
+    /// `Rules::legal_moves_complete`.
+    pub complete: bool,
+}
+
+impl LegalMoves {
+    /// The legal moves of `game`'s player on move.
+    pub fn of(game: &AnyGame) -> LegalMoves {
+        LegalMoves {
+            json: serde_json::value::to_raw_value(&game.legal_moves_json())
+                .expect("a JSON value always serializes"),
+            complete: game.legal_moves_complete(),
+        }
+    }
 }
 
 /// The longest chat message, in characters after trimming.
@@ -1100,13 +1124,13 @@ impl RoomState {
             .collect()
     }
 
-    /// The whole state for one recipient; `legal` (the fields `legal_moves` and maybe
-    /// `legal_moves_complete` for the seat on move) only goes in when `viewer` is that seat.
+    /// The whole state for one recipient; `legal` (the legal moves of the seat on move) only goes
+    /// in when `viewer` is that seat.
     pub fn snapshot(
         &self,
         connected: &[bool],
         viewer: Option<Seat>,
-        legal: Option<&Value>,
+        legal: Option<&LegalMoves>,
     ) -> Snapshot {
         let on_move = self.seat_on_move();
         Snapshot {
@@ -1121,11 +1145,10 @@ impl RoomState {
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
             legal_moves: legal
                 .filter(|_| viewer.is_some() && viewer == on_move)
-                .map(|fields| fields["legal_moves"].clone()),
+                .and_then(|legal| serde_json::from_str(legal.json.get()).ok()),
             legal_moves_complete: legal
-                .filter(|_| viewer.is_some() && viewer == on_move)
-                .and_then(|fields| fields.get("legal_moves_complete"))
-                .and_then(Value::as_bool),
+                .filter(|legal| viewer.is_some() && viewer == on_move && !legal.complete)
+                .map(|_| false),
             counting: self.game.counting().map(CountingInfo::from),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
