@@ -846,7 +846,13 @@ async fn concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict(store
         rooms.push((r, v));
     }
     let late = room("LATE01", at(0), 2, Visibility::Private);
-    let late_v = open_room(&store, &late, RoomStatus::Playing, Some(&seat(0, "A", at(0)))).await;
+    let late_v = open_room(
+        &store,
+        &late,
+        RoomStatus::Playing,
+        Some(&seat(0, "A", at(0))),
+    )
+    .await;
     let late_before = load(&store, late.id).await;
     let move_commit = |room_id: Uuid, expected: i64, notation: &str, with_count: bool| {
         let m = mv(1, expected + 1, 0, notation, at(1));
@@ -863,8 +869,7 @@ async fn concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict(store
         .collect();
     commits.push(move_commit(late.id, late_v + 5, "late", false));
     commits.push(move_commit(Uuid::new_v4(), 1, "nowhere", false));
-    let results =
-        futures_util::future::join_all(commits.iter().map(|c| store.commit(c))).await;
+    let results = futures_util::future::join_all(commits.iter().map(|c| store.commit(c))).await;
 
     for (i, ((r, v), result)) in rooms.iter().zip(&results).enumerate() {
         assert!(result.is_ok(), "room {i}: {result:?}");
@@ -888,7 +893,10 @@ async fn concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict(store
     );
     assert_unchanged(&store, &late_before).await;
     assert!(
-        matches!(&results[21], Err(StoreError::Database(sqlx::Error::RowNotFound))),
+        matches!(
+            &results[21],
+            Err(StoreError::Database(sqlx::Error::RowNotFound))
+        ),
         "{:?}",
         results[21]
     );
