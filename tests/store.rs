@@ -994,6 +994,29 @@ async fn execute_raw(url: &str, sql: &'static str) {
 // ---------------------------------------------------------------------------------------------
 // Backend-specific and URL handling
 
+/// A room's commits are written in the order they were made even when they reach PostgreSQL's
+/// group commit together and only the later one fits its batch statement (a seat taken, then a
+/// move): the move once went first, failed its version check, and was refused as a conflict.
+#[tokio::test]
+async fn commits_of_one_room_given_at_once_are_written_in_order() {
+    let database = db::fresh_postgres().await;
+    let store = Store::connect(&database.url).await.expect("connect");
+    let r = room("ORDER1", at(0), 2, Visibility::Private);
+    let v = open_room(&store, &r, RoomStatus::Waiting, Some(&seat(0, "A", at(0)))).await;
+    let black = seat(1, "B", at(1));
+    let mut join = commit(r.id, v, RoomStatus::Playing);
+    join.events.push(seat_taken(v + 1, &black));
+    join.seats = vec![black];
+    let m = mv(1, v + 2, 0, "e3e4", at(2));
+    let mut first_move = commit(r.id, v + 1, RoomStatus::Playing);
+    first_move.events = vec![moved(&m)];
+    first_move.mv = Some(m);
+    let (joined, moved_first) = tokio::join!(store.commit(&join), store.commit(&first_move));
+    assert!(joined.is_ok(), "{joined:?}");
+    assert!(moved_first.is_ok(), "{moved_first:?}");
+    assert_eq!(load(&store, r.id).await.room.version, v + 2);
+}
+
 #[tokio::test]
 async fn connect_to_an_unsupported_url_fails_with_unsupported_url() {
     for url in [

@@ -84,13 +84,16 @@ async fn write_batches(pool: PgPool, jobs: Arc<Mutex<mpsc::UnboundedReceiver<Job
     }
 }
 
-/// Writes a batch: the commits that fit the batch statement together (at most one per room),
-/// then the others one by one, in the order they came.
+/// Writes a batch: the commits that fit the batch statement together, then the others one by
+/// one, in the order they came. Only a room's first commit in the batch can go in the statement,
+/// so a room's commits are always written in their order (a room task waits for each of its
+/// commits, so it never has two in one batch anyway).
 async fn write(pool: &PgPool, batch: Vec<Job>) {
     let mut rooms = HashSet::new();
-    let (together, alone): (Vec<Job>, Vec<Job>) = batch
-        .into_iter()
-        .partition(|job| fits_batch(&job.commit) && rooms.insert(job.commit.room_id));
+    let (together, alone): (Vec<Job>, Vec<Job>) = batch.into_iter().partition(|job| {
+        let first_of_its_room = rooms.insert(job.commit.room_id);
+        first_of_its_room && fits_batch(&job.commit)
+    });
     let retry = if together.is_empty() {
         Vec::new()
     } else {
