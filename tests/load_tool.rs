@@ -94,3 +94,32 @@ async fn it_refuses_to_load_another_host_or_an_unbounded_load() {
     assert!(!ok);
     assert!(stderr.contains("at most 20000"), "{stderr}");
 }
+
+/// A server that refuses the tool's rooms, or is not there, ends the run at once with the reason
+/// (it once retried for the whole 300 s set-up time, and showed `null` for the refusal's code).
+#[tokio::test]
+async fn a_refused_or_missing_server_ends_the_run_with_the_reason() {
+    let (_db, server) =
+        support::server::sqlite_server_with(|c| c.limits.rooms_per_minute = 2).await;
+    let url = format!("http://{}", server.addr);
+    let refused = tokio::task::spawn_blocking(move || {
+        load(
+            "unused",
+            &["--url", &url, "--rooms", "6", "--duration", "1"],
+        )
+    });
+    let (ok, _, stderr) = refused.await.expect("the tool ran");
+    assert!(!ok);
+    assert!(stderr.contains("a room could not be set up"), "{stderr}");
+    assert!(
+        stderr.contains("429 Too Many Requests \\\"rate_limited\\\""),
+        "{stderr}"
+    );
+
+    let (ok, _, stderr) = load(
+        "unused",
+        &["--url", "http://127.0.0.1:1", "--duration", "1"],
+    );
+    assert!(!ok);
+    assert!(stderr.contains("a room could not be set up"), "{stderr}");
+}

@@ -32,6 +32,7 @@ use target::Target;
 
 #[derive(Parser, Debug)]
 #[command(
+    name = "khanate-load",
     version,
     about = "Measured load on a Khanate server (and a bare WebSocket echo baseline)"
 )]
@@ -191,6 +192,9 @@ fn check(load: &Load) -> anyhow::Result<()> {
 }
 
 async fn run(load: &Load) -> anyhow::Result<Report> {
+    if load.url.is_none() && load.database_url.is_none() {
+        bail!("give --database-url (or DATABASE_URL) for the server to start");
+    }
     let echo = if load.echo_baseline {
         let target = Target::echo()?;
         Some(measure(load, &target, None, true).await?)
@@ -422,6 +426,14 @@ fn markdown(report: &Report) -> String {
         "---|".repeat(phases.len())
     );
     let opt = |x: Option<f64>| x.map_or("–".to_owned(), |x| x.to_string());
+    let counts = |map: &std::collections::BTreeMap<String, u64>| {
+        let each: Vec<String> = map.iter().map(|(what, n)| format!("{what}: {n}")).collect();
+        if each.is_empty() {
+            "none".to_owned()
+        } else {
+            each.join(", ")
+        }
+    };
     let rows: Vec<(&str, Box<dyn Fn(&Phase) -> String>)> = vec![
         ("moves/s", Box::new(|p| p.summary.moves_per_s.to_string())),
         ("moves acked", Box::new(|p| p.summary.moves.to_string())),
@@ -436,11 +448,23 @@ fn markdown(report: &Report) -> String {
             "broadcast p50 / p99, ms",
             Box::new(|p| {
                 let b = &p.summary.broadcast_ms;
-                format!("{} / {}", b.p50, b.p99)
+                if b.count == 0 {
+                    "–".to_owned()
+                } else {
+                    format!("{} / {}", b.p50, b.p99)
+                }
             }),
         ),
-        ("rejects", Box::new(|p| format!("{:?}", p.summary.rejects))),
-        ("errors", Box::new(|p| format!("{:?}", p.summary.errors))),
+        ("rejects", Box::new(move |p| counts(&p.summary.rejects))),
+        ("errors", Box::new(move |p| counts(&p.summary.errors))),
+        (
+            "games finished",
+            Box::new(|p| p.summary.games_finished.to_string()),
+        ),
+        (
+            "frames to spectators",
+            Box::new(|p| p.summary.frames_to_spectators.to_string()),
+        ),
         (
             "connections (peak)",
             Box::new(|p| p.summary.connections_peak.to_string()),
@@ -451,7 +475,7 @@ fn markdown(report: &Report) -> String {
         ),
         (
             "PostgreSQL CPU, cores",
-            Box::new(|p| p.cpu.postgres_cores.to_string()),
+            Box::new(move |p| opt(p.postgres_commit_ms.map(|_| p.cpu.postgres_cores))),
         ),
         (
             "load generator CPU, cores",

@@ -32,7 +32,8 @@ pub struct Plan {
 }
 
 /// Plays rooms until `stop` turns true. `ready` gets the first room's invite code once its seats
-/// are connected (spectators then join it).
+/// are connected (spectators then join it), and is dropped unused if that first room cannot be
+/// set up; later rooms that cannot be set up are counted as errors and tried again every second.
 pub async fn play_rooms(
     plan: Arc<Plan>,
     index: u64,
@@ -48,6 +49,11 @@ pub async fn play_rooms(
             Err(e) => {
                 plan.recorder
                     .error(conn::short(&format!("room set-up: {e:#}")));
+                if ready.is_some() {
+                    // The first room failed: the server is unreachable or refuses us; dropping
+                    // `ready` ends the run at once with the error.
+                    return;
+                }
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_secs(1)) => continue,
                     _ = stop.changed() => break,
@@ -301,7 +307,7 @@ async fn post(plan: &Plan, path: &str, body: Value) -> anyhow::Result<Value> {
     let status = response.status();
     let body: Value = response.json().await?;
     if !status.is_success() {
-        bail!("POST {path}: {status} {}", body["code"]);
+        bail!("POST {path}: {status} {}", body["error"]["code"]);
     }
     Ok(body)
 }

@@ -8,6 +8,20 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{Context, bail};
 
+/// The limits of a server under load: every client of the tool comes from 127.0.0.1, rooms are
+/// created by the thousand, and a room may move faster than a person. A server given by `--url`
+/// needs the same (see the README).
+pub const RAISED_LIMITS: [&str; 8] = [
+    "--rooms-per-minute",
+    "1000000",
+    "--connections-per-ip",
+    "1000000",
+    "--connections-per-room",
+    "100000",
+    "--commands-per-second",
+    "1000",
+];
+
 /// A server the load goes to. A child the tool started is killed when this is dropped.
 pub struct Target {
     pub addr: SocketAddr,
@@ -37,8 +51,7 @@ impl Target {
     }
 
     /// Starts `khanate serve` from `binary` on a free loopback port over `database_url`, with the
-    /// per-address limits raised (every client of the tool comes from 127.0.0.1), and waits for
-    /// its "listening" line.
+    /// limits raised ([`RAISED_LIMITS`]), and waits for its "listening" line.
     pub fn khanate(binary: &Path, database_url: &str) -> anyhow::Result<Target> {
         let mut command = Command::new(binary);
         command.args([
@@ -48,13 +61,7 @@ impl Target {
             "--database-url",
             database_url,
         ]);
-        command.args([
-            "--rooms-per-minute",
-            "1000000",
-            "--connections-per-ip",
-            "1000000",
-        ]);
-        command.args(["--connections-per-room", "100000"]);
+        command.args(RAISED_LIMITS);
         Target::spawn(command, "khanate listening on http://")
     }
 
