@@ -57,6 +57,35 @@ impl Logged {
     }
 }
 
+/// The room's latest [`MAX_REPLAY`] events, which are all a reconnecting client can be replayed
+/// (older ones are only in the database): a long game's whole log with its frames, kept in
+/// memory, cost about 1 KiB per move.
+struct RecentEvents(VecDeque<Logged>);
+
+impl RecentEvents {
+    /// The latest of `log` (in version order).
+    fn new(log: Vec<Logged>) -> Self {
+        let mut recent = RecentEvents(VecDeque::with_capacity(log.len().min(MAX_REPLAY_EVENTS)));
+        log.into_iter().for_each(|logged| recent.push(logged));
+        recent
+    }
+
+    fn push(&mut self, logged: Logged) {
+        if self.0.len() == MAX_REPLAY_EVENTS {
+            self.0.pop_front();
+        }
+        self.0.push_back(logged);
+    }
+
+    /// The events after version `v`, in order.
+    fn after(&self, v: i64) -> impl Iterator<Item = &Logged> {
+        self.0.iter().skip_while(move |logged| logged.v <= v)
+    }
+}
+
+/// [`MAX_REPLAY`] as a count.
+const MAX_REPLAY_EVENTS: usize = MAX_REPLAY as usize;
+
 struct Conn {
     seat: Option<Seat>,
     /// The name a spectator gave in its hello, for its chat messages.
@@ -142,7 +171,7 @@ struct NotStored;
 /// The room task's state.
 pub(super) struct Actor {
     state: RoomState,
-    log: Vec<Logged>,
+    log: RecentEvents,
     answers: Answers,
     conns: HashMap<u64, Conn>,
     next_conn: u64,
@@ -205,7 +234,7 @@ impl Actor {
             votes_against: None,
             votes: Vec::new(),
             state,
-            log,
+            log: RecentEvents::new(log),
             answers,
             conns: HashMap::new(),
             next_conn: 1,
@@ -560,7 +589,6 @@ impl Actor {
         if let Some(received) = received {
             telemetry::move_stage("committed", received.elapsed());
         }
-        let first_new = self.log.len();
         if self.state.status != status_before {
             let game = self.state.kind().as_str();
             telemetry::room(game, status_before.as_str(), -1.0);
@@ -571,7 +599,7 @@ impl Actor {
         for (v, event) in (commit.expected_version + 1..).zip(events) {
             self.log.push(Logged::new(v, event.clone()));
         }
-        self.broadcast_from(first_new);
+        self.broadcast_from(commit.expected_version);
         if let Some(received) = received {
             telemetry::move_stage("broadcast", received.elapsed());
         }
@@ -636,14 +664,14 @@ impl Actor {
         self.legal_cache.as_ref().map(|(_, legal)| legal.clone())
     }
 
-    /// Sends every logged event from index `first` to every connection. A connection gets all of
+    /// Sends every logged event after version `after` to every connection. A connection gets all of
     /// them in order or, from the first that does not fit its queue, none: it is dropped there, so
     /// it can never see a later version without the earlier ones.
-    fn broadcast_from(&mut self, first: usize) {
+    fn broadcast_from(&mut self, after: i64) {
         let legal = self.legal_moves();
         let mut dead = Vec::new();
         for (id, conn) in &self.conns {
-            for logged in &self.log[first..] {
+            for logged in self.log.after(after) {
                 let frame = self.frame_for(logged, conn.seat, legal.as_deref());
                 if conn.out.try_send(Outbound::Text(frame)).is_err() {
                     dead.push(*id);
@@ -741,11 +769,10 @@ impl Actor {
         };
         let mut frames: Vec<Arc<str>> = vec![protocol::frame("welcome", None, &welcome).into()];
         let version = self.state.version;
-        match last_v.and_then(|last| usize::try_from(last).ok().map(|index| (last, index))) {
-            Some((last, first)) if last <= version && version - last <= MAX_REPLAY => {
+        match last_v {
+            Some(last) if 0 <= last && last <= version && version - last <= MAX_REPLAY => {
                 let legal = self.legal_moves();
-                // The log holds version i + 1 at index i.
-                for logged in self.log.get(first..).unwrap_or_default() {
+                for logged in self.log.after(last) {
                     frames.push(self.frame_for(logged, seat, legal.as_deref()));
                 }
                 if last < version {
@@ -1024,5 +1051,28 @@ impl Actor {
         self.answers
             .remember_unstored(seat, cid.clone(), answer.clone());
         self.answer(conn, &cid, answer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped(v: i64) -> Logged {
+        Logged::new(v, Event::Skipped { seat: 0 })
+    }
+
+    #[test]
+    fn only_the_events_a_reconnect_can_replay_are_kept() {
+        let mut recent = RecentEvents::new((1..=300).map(skipped).collect());
+        assert_eq!(recent.0.len(), MAX_REPLAY_EVENTS);
+        assert_eq!(recent.0.front().map(|l| l.v), Some(300 - MAX_REPLAY + 1));
+        recent.push(skipped(301));
+        assert_eq!(recent.0.len(), MAX_REPLAY_EVENTS);
+        // A client that saw version 301 - MAX_REPLAY (the oldest one replayed to) gets every
+        // later version, in order.
+        let replayed: Vec<i64> = recent.after(301 - MAX_REPLAY).map(|l| l.v).collect();
+        assert_eq!(replayed, (302 - MAX_REPLAY..=301).collect::<Vec<_>>());
+        assert_eq!(recent.after(301).count(), 0);
     }
 }
