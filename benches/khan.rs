@@ -14,7 +14,7 @@ use std::time::Instant;
 
 mod common;
 
-use common::{Xorshift, playout_positions, summary, time_each};
+use common::{Xorshift, playout_positions, report_listing, summary, time_each};
 use khanate::rules::Rules;
 use khanate::rules::khan::{Game, MAX_LISTED, Position, perft, turn_perft};
 
@@ -83,14 +83,17 @@ fn main() {
         .iter()
         .filter(|(_, g)| g.listing().max_landings().is_some())
         .count();
-    println!(
-        "\n{} positions from {games} random playouts of at most {plies} turns ({truncated} over the {MAX_LISTED}-move limit)",
-        positions.len()
+    let games_only: Vec<Game> = positions.iter().map(|(_, g)| g.clone()).collect();
+    println!();
+    report_listing(
+        &format!(
+            "positions from {games} random playouts of at most {plies} turns, {truncated} over the {MAX_LISTED}-move limit"
+        ),
+        &games_only,
+        rounds,
     );
     let walk = time_each(&positions, rounds, |(_, g)| g.listing().len());
     println!("listing walk only, µs: {}", summary(walk));
-    let list = time_each(&positions, rounds, |(_, g)| g.legal_moves().len());
-    println!("legal_moves (list), µs: {}", summary(list));
     let tree = time_each(&positions, rounds, |(_, g)| {
         g.legal_moves_json().as_object().map_or(0, |m| m.len())
     });

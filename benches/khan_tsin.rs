@@ -10,9 +10,9 @@ mod common;
 use std::hint::black_box;
 use std::time::Instant;
 
-use common::{Xorshift, playout_positions, summary, time_each};
+use common::{Xorshift, playout_positions, report_listing};
+use khanate::rules::GameOptions;
 use khanate::rules::khan_tsin::{Game, perft};
-use khanate::rules::{GameOptions, Rules};
 
 const THREE: &str = "w/w/w/g/g/w/w/b/g/g/g/w/w/B/w/b/b/b/g/W/g/b/G/b/g/w/g/w/b/b/b/g/g/b/w/b 231231231231231231231231231231231231 wgb w";
 const TWO: &str = "g/b/b/w/b/b/w/G/b/w/w/g/g/w/w/b/b/b/w/W/w/b/b/g/b/g/g/g/w/g/g/g/w/b/g/w 231231231231231231231231231231231231 wg w";
@@ -80,15 +80,11 @@ fn main() {
     let mut all = playout_positions(|| new_game(2), games, 600, 36, &mut rng);
     all.extend(playout_positions(|| new_game(3), games, 600, 36, &mut rng));
     let all: Vec<Game> = all.into_iter().map(|(_, game)| game).collect();
-    let moves: usize = all.iter().map(|g| g.legal_moves().len()).sum();
-    println!(
-        "\n{} movement-phase positions from {games} random games of 2 and of 3 players ({:.1} legal moves on average)",
-        all.len(),
-        moves as f64 / all.len().max(1) as f64
-    );
-    println!(
-        "legal_moves (sorted strings), µs: {}",
-        summary(time_each(&all, rounds, |g| g.legal_moves().len()))
+    println!();
+    report_listing(
+        &format!("movement-phase positions from {games} random games of 2 and of 3 players"),
+        &all,
+        rounds,
     );
     if !ok {
         std::process::exit(1);

@@ -13,8 +13,7 @@ mod common;
 use std::hint::black_box;
 use std::time::Instant;
 
-use common::{Xorshift, playout_positions, summary, time_each};
-use khanate::rules::Rules;
+use common::{Xorshift, playout_positions, report_listing};
 use khanate::rules::ouk_chatrang::{Game, Position, perft};
 
 /// (name, FEN, depth, expected nodes if the rules file gives them)
@@ -134,15 +133,10 @@ fn main() {
             .into_iter()
             .map(|(_, game)| game)
             .collect();
-    let moves: usize = positions.iter().map(|g| g.legal_moves().len()).sum();
-    println!(
-        "{} positions from {games} random games, {:.1} legal moves each on average",
-        positions.len(),
-        moves as f64 / positions.len().max(1) as f64
-    );
-    println!(
-        "legal_moves (sorted strings), µs: {}",
-        summary(time_each(&positions, rounds, |g| g.legal_moves().len()))
+    report_listing(
+        &format!("positions from {games} random games"),
+        &positions,
+        rounds,
     );
     if failed {
         std::process::exit(1);

@@ -90,3 +90,18 @@ pub fn playout_positions<G: Rules + Clone>(
     }
     out
 }
+
+/// Prints how many `positions` there are (described by `what`), their mean number of legal moves,
+/// and the time `Rules::legal_moves` takes on each (best of `rounds`).
+pub fn report_listing<G: Rules>(what: &str, positions: &[G], rounds: u32) {
+    let moves: usize = positions.iter().map(|g| g.legal_moves().len()).sum();
+    println!(
+        "{} {what} ({:.1} legal moves on average)",
+        positions.len(),
+        moves as f64 / positions.len().max(1) as f64
+    );
+    println!(
+        "legal_moves (sorted strings), µs: {}",
+        summary(time_each(positions, rounds, |g| g.legal_moves().len()))
+    );
+}

@@ -466,16 +466,7 @@ impl RoomState {
             }
             _ => {}
         }
-        match self.status {
-            RoomStatus::Waiting => {
-                return Err(Refusal::new(
-                    Code::NotYourTurn,
-                    "the game has not started: a seat is still free",
-                ));
-            }
-            RoomStatus::Finished => return Err(Refusal::new(Code::GameOver, "the game is over")),
-            RoomStatus::Playing => {}
-        }
+        self.check_in_play()?;
         if !self.game.in_play().contains(&seat) {
             // A player who left a game that goes on has no say in it any more (offers included).
             return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
@@ -737,16 +728,7 @@ impl RoomState {
         draw: bool,
         voters: &[Seat],
     ) -> Result<Vec<Event>, Refusal> {
-        match self.status {
-            RoomStatus::Waiting => {
-                return Err(Refusal::new(
-                    Code::NotYourTurn,
-                    "the game has not started: a seat is still free",
-                ));
-            }
-            RoomStatus::Finished => return Err(Refusal::new(Code::GameOver, "the game is over")),
-            RoomStatus::Playing => {}
-        }
+        self.check_in_play()?;
         let in_play = self.game.in_play();
         if !in_play.contains(&seat) {
             return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
@@ -1122,6 +1104,19 @@ impl RoomState {
                 }
             })
             .collect()
+    }
+
+    /// A game command needs the game on: `not_your_turn` before it started (a seat is still
+    /// free), `game_over` after it ended.
+    fn check_in_play(&self) -> Result<(), Refusal> {
+        match self.status {
+            RoomStatus::Waiting => Err(Refusal::new(
+                Code::NotYourTurn,
+                "the game has not started: a seat is still free",
+            )),
+            RoomStatus::Finished => Err(Refusal::new(Code::GameOver, "the game is over")),
+            RoomStatus::Playing => Ok(()),
+        }
     }
 
     /// The whole state for one recipient; `legal` (the legal moves of the seat on move) only goes

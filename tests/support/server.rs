@@ -73,6 +73,8 @@ impl Process {
     /// Starts `khanate serve` on an ephemeral port over `database_url` and waits for its
     /// "listening" line.
     pub fn start(database_url: &str) -> Process {
+        // The limits of the in-process test servers: tests play much faster than people.
+        let limits = Config::for_tests(database_url).limits;
         let mut child = Command::new(env!("CARGO_BIN_EXE_khanate"))
             .args([
                 "serve",
@@ -81,14 +83,15 @@ impl Process {
                 "--database-url",
                 database_url,
             ])
-            // The limits of `Config::for_tests`: tests play much faster than people.
             .args([
                 "--commands-per-second",
-                "10000",
-                "--rooms-per-minute",
-                "10000",
+                &limits.commands_per_second.to_string(),
             ])
-            .args(["--connections-per-ip", "10000"])
+            .args(["--rooms-per-minute", &limits.rooms_per_minute.to_string()])
+            .args([
+                "--connections-per-ip",
+                &limits.connections_per_ip.to_string(),
+            ])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
