@@ -77,9 +77,11 @@ impl RecentEvents {
         self.0.push_back(logged);
     }
 
-    /// The events after version `v`, in order.
+    /// The events after version `v`, in order (found from the end: versions have no holes).
     fn after(&self, v: i64) -> impl Iterator<Item = &Logged> {
-        self.0.iter().skip_while(move |logged| logged.v <= v)
+        let newest = self.0.back().map_or(v, |logged| logged.v);
+        let count = usize::try_from(newest - v).unwrap_or(0).min(self.0.len());
+        self.0.range(self.0.len() - count..)
     }
 }
 
