@@ -4,6 +4,7 @@
 //! (`api -> room -> rules`, `room -> store`, `api -> store` for reads):
 //!
 //! - [`rules`]: the pure rules of every game (no I/O);
+//! - [`bot`]: computer opponents' move choice (no I/O; searched on the server's worker pool);
 //! - [`protocol`]: the wire messages of `PROTOCOL.md`;
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
@@ -13,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod bot;
 pub mod cli;
 pub mod config;
 pub mod protocol;

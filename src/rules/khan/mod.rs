@@ -37,6 +37,7 @@ mod position;
 pub use board::{Bitboard, Board, Color, Direction, Piece, Role, Square};
 pub use game::Game;
 pub use listing::{Listing, MAX_LISTED, flatten as flatten_move_tree};
+pub use movegen::walk;
 pub use moves::MoveKind;
 pub use perft::{perft, perft_divide, turn_children, turn_perft};
 pub use position::{MAX_KHANS, MAX_SOLDIERS, Position, START_TEXT};

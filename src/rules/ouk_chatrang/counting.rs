@@ -144,6 +144,45 @@ impl Count {
     }
 }
 
+/// A running count as an engine steps it along the moves it reads ahead: an opaque copy of the
+/// game's count (see [`Game::count_step`](super::Game::count_step)) that [`CountStep::after`]
+/// advances by the same rules (O-21) `Game` applies after each ply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountStep(pub(super) Count);
+
+impl CountStep {
+    /// The count after `mv`, a legal move of `before`, is played (`after` is
+    /// `before.play_unchecked(mv)`): O-21 (a)..(e), as `Game` does it.
+    pub fn after(
+        running: Option<CountStep>,
+        before: &Position,
+        mv: Move,
+        after: &Position,
+    ) -> Option<CountStep> {
+        after_ply(running.map(|c| c.0), before, mv, after, 0).map(CountStep)
+    }
+
+    /// Whether the count has reached its limit (O-20): drawn unless the side to move is mated.
+    pub fn is_exhausted(self) -> bool {
+        self.0.is_exhausted()
+    }
+
+    /// The side counted for, which must survive until the limit.
+    pub fn escaping(self) -> Color {
+        self.0.escaping
+    }
+
+    /// The escaping side's moves left before the count reaches its limit (O-20, O-23).
+    pub fn moves_left(self) -> i64 {
+        self.0.moves_left()
+    }
+
+    /// The counting ply (FEN field 5): two steps with the same ply and limit behave alike.
+    pub fn ply(self) -> u32 {
+        self.0.ply
+    }
+}
+
 /// L for piece's honour (O-19), set by the chasing side's material, first match.
 pub(crate) fn piece_honour_limit(board: &Board, chasing: Color) -> u32 {
     let rooks = board.pieces(chasing, Role::Rook).count_ones();

@@ -2,7 +2,7 @@
 //! the positions seen (O-16) — and how the game ended (O-15, O-17, O-20, O-22).
 
 use super::board::{Bitboard, Color};
-use super::counting::{self, Count, Counting};
+use super::counting::{self, Count, CountStep, Counting};
 use super::material;
 use super::moves::Move;
 use super::position::{Position, Rights};
@@ -106,6 +106,11 @@ impl Game {
     /// pawn is left (else board's honour), and `started_ply` is 0.
     pub fn counting(&self) -> Option<Counting> {
         self.count.map(|c| c.public())
+    }
+
+    /// The running count as an engine steps it (see [`CountStep`]), `None` when no count runs.
+    pub fn count_step(&self) -> Option<CountStep> {
+        self.count.map(CountStep)
     }
 
     /// How often the current position (board, side to move, rights) has occurred in this game,

@@ -240,6 +240,12 @@ impl Position {
         self.fullmove
     }
 
+    /// Whether neither side can ever mate with the material on the board (O-17): the game's
+    /// automatic draw, for engines that read ahead.
+    pub fn is_insufficient_material(&self) -> bool {
+        super::material::is_insufficient(&self.board)
+    }
+
     /// Whether the side to move is in check.
     pub fn is_check(&self) -> bool {
         self.checkers() != 0
