@@ -114,6 +114,12 @@ pub struct Limits {
     /// for the creator to come back; then it expires (ends as `aborted`).
     #[arg(long, env = "KHANATE_ABANDONED_WAITING_ROOM_S", default_value_t = Limits::default().abandoned_waiting_room_s)]
     pub abandoned_waiting_room_s: u64,
+
+    /// Bot searches that may run at once, each on its own thread; the others queue, and while
+    /// they wait every search gets a share of its level's time budget. Default: half the cores
+    /// (at least one), so rooms and sockets keep the rest.
+    #[arg(long, env = "KHANATE_BOT_THREADS", default_value_t = Limits::default().bot_threads)]
+    pub bot_threads: usize,
 }
 
 impl Default for Limits {
@@ -127,6 +133,8 @@ impl Default for Limits {
             waiting_room_ttl_s: 24 * 3600,
             abandon_grace_s: 30,
             abandoned_waiting_room_s: 600,
+            bot_threads: std::thread::available_parallelism()
+                .map_or(1, |cores| (cores.get() / 2).max(1)),
         }
     }
 }

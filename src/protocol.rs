@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use crate::bot::Level;
 use crate::rules::ouk_chatrang::{Counting, CountingKind};
 use crate::rules::{EndReason, Outcome, Seat};
 
@@ -80,6 +81,9 @@ pub enum Code {
     BadMessage,
     /// `cannot_abort`: `abort` after every player still in the game has made a move.
     CannotAbort,
+    /// `cannot_add_bot`: `add_bot` when the room is not waiting for players or the seat is taken
+    /// or does not exist.
+    CannotAddBot,
     /// `cannot_offer`: `offer_rematch` while the game is not over, after a game that never started,
     /// or once the rematch has been made.
     CannotOffer,
@@ -119,6 +123,7 @@ impl Code {
             Code::RateLimited => "rate_limited",
             Code::BadMessage => "bad_message",
             Code::CannotAbort => "cannot_abort",
+            Code::CannotAddBot => "cannot_add_bot",
             Code::CannotOffer => "cannot_offer",
             Code::ChatDisabled => "chat_disabled",
             Code::NotTheCreator => "not_the_creator",
@@ -231,6 +236,15 @@ pub enum Command {
     /// room; its opponent wins by `abandoned` (two players), or votes that it leave the game
     /// (Khan-Tsin: it leaves, as `abandoned`, once every other player still in the game voted).
     ClaimVictory,
+    /// `add_bot {seat, level}`: a player of a waiting room asks for a computer opponent at
+    /// `level` (1 to 5) to take the free `seat`; the room answers with `seat_taken` (with `bot`)
+    /// and, when it was the last free seat, `game_started`.
+    AddBot {
+        /// The free seat the bot takes (`add_bot.d.seat`).
+        seat: Seat,
+        /// The bot's strength (`add_bot.d.level`).
+        level: Level,
+    },
 }
 
 impl Command {
@@ -248,6 +262,7 @@ impl Command {
             Command::Decline { .. } => "decline",
             Command::ClaimDraw { .. } => "claim_draw",
             Command::ClaimVictory => "claim_victory",
+            Command::AddBot { .. } => "add_bot",
         }
     }
 }
@@ -301,6 +316,13 @@ struct ClaimData {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Empty {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddBotData {
+    seat: Seat,
+    level: Level,
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -373,6 +395,13 @@ pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
                 .map_err(bad)?
                 .enabled,
         },
+        "add_bot" => {
+            let d: AddBotData = data_of("add_bot", data).map_err(bad)?;
+            Command::AddBot {
+                seat: d.seat,
+                level: d.level,
+            }
+        }
         "accept" => Command::Accept {
             offer: data_of::<OfferRef>("accept", data).map_err(bad)?.offer,
         },
@@ -411,6 +440,9 @@ pub struct SeatInfo {
     /// Whether the seat's player has left a game that goes on without it (three-player games).
     #[serde(default)]
     pub left: bool,
+    /// The level (1 to 5) of the computer opponent holding the seat; absent for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<Level>,
 }
 
 /// A game result on the wire: `{"winner": seat | null, "reason"}`.
@@ -539,6 +571,9 @@ pub enum Event {
         color: String,
         /// The player's name, or `null` when none was given.
         name: Option<String>,
+        /// The level (1 to 5) when a computer opponent took the seat; absent for people.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bot: Option<Level>,
     },
     /// `game_started`: the last free seat was taken and play begins; a position change.
     GameStarted {

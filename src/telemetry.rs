@@ -81,3 +81,15 @@ pub fn eviction(why: &'static str) {
 pub fn slow_drop() {
     counter!("khanate_slow_drops_total").increment(1);
 }
+
+/// A bot's search: `khanate_bot_search_seconds{level}` (the time on a search thread) and
+/// `khanate_bot_wait_seconds` (the time queued for one).
+pub fn bot_search(level: u8, waited: Duration, searched: Duration) {
+    const LEVELS: [&str; 5] = ["1", "2", "3", "4", "5"];
+    let level = LEVELS
+        .get(usize::from(level.saturating_sub(1)))
+        .copied()
+        .unwrap_or("5");
+    histogram!("khanate_bot_wait_seconds").record(waited.as_secs_f64());
+    histogram!("khanate_bot_search_seconds", "level" => level).record(searched.as_secs_f64());
+}

@@ -116,6 +116,7 @@ fn seat(seat: u8, name: &str, joined_at: DateTime<Utc>) -> SeatRow {
         seat,
         name: Some(name.to_owned()),
         token_hash: hash(seat + 1),
+        bot: None,
         joined_at,
     }
 }
@@ -252,6 +253,7 @@ async fn create_room_round_trips_by_id_and_by_invite_code(store: Store) {
         seat: 1,
         name: Some("Sokha".to_owned()),
         token_hash: hash(0xA5),
+        bot: None,
         joined_at: at(1) + nanos,
     };
     let mut first = seat_taken(1, &creator);
@@ -588,6 +590,7 @@ async fn taking_a_seat_twice_fails_and_writes_nothing(store: Store) {
         seat: 0,
         name: Some("Intruder".to_owned()),
         token_hash: hash(0xEE),
+        bot: None,
         joined_at: at(2),
     };
     let mut c = commit(r.id, v, RoomStatus::Playing);

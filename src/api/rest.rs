@@ -16,6 +16,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::{pgn, proxy, record};
+use crate::bot::Level;
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
@@ -56,6 +57,15 @@ struct CreateBody {
     options: Option<Value>,
     visibility: Option<String>,
     clock: Option<Value>,
+    bots: Option<Vec<BotWire>>,
+}
+
+/// One entry of `bots` in a create body: a computer opponent takes `seat` at `level` (1 to 5).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotWire {
+    seat: u8,
+    level: Level,
 }
 
 #[derive(Deserialize, Default)]
@@ -229,6 +239,12 @@ pub async fn create_room(
         visibility,
         seat: body.seat.map_or(SeatChoice::Random, SeatChoice::from),
         name: clean_name(body.name)?,
+        bots: body
+            .bots
+            .unwrap_or_default()
+            .into_iter()
+            .map(|bot| (bot.seat, bot.level))
+            .collect(),
     };
     let created = state.registry.create(request).await.map_err(|e| match e {
         CreateError::Position(e) if e.code == RuleErrorCode::BadPosition => {
@@ -242,6 +258,7 @@ pub async fn create_room(
             ApiError::new(StatusCode::BAD_REQUEST, "bad_position", e.to_string())
         }
         CreateError::Seat(refusal) => join_error(JoinError::Refused(refusal)),
+        CreateError::Bots(message) => ApiError::bad_request(message),
         CreateError::Store(e) => e.into(),
     })?;
     let joined = created.joined;

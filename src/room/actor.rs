@@ -24,13 +24,15 @@ use tokio::sync::mpsc;
 use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use super::answers::{Answer, Answers};
-use super::commit::{Author, stage};
+use super::bot;
+use super::commit::{Author, NewSeat, stage};
 use super::state::{LegalMoves, RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
 use super::token::{hash_token, new_seat_token};
 use super::{
     ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
     RoomSettings, RoomSummary,
 };
+use crate::bot::Level;
 use crate::protocol::{
     self, Ack, ChatChannel, ChatHistory, ChatMessage, Code, Command, Event, Presence, Reject,
     ResultInfo, Role, Welcome, close,
@@ -90,6 +92,8 @@ const MAX_REPLAY_EVENTS: usize = MAX_REPLAY as usize;
 
 struct Conn {
     seat: Option<Seat>,
+    /// Whether this is the room's own bot connection (which does not keep the room in memory).
+    bot: bool,
     /// The name a spectator gave in its hello, for its chat messages.
     name: Option<String>,
     out: mpsc::Sender<Outbound>,
@@ -199,6 +203,8 @@ pub(super) struct Actor {
     /// only: a reload, the seat's return or a change of the seat on move starts afresh).
     votes_against: Option<Seat>,
     votes: Vec<Seat>,
+    /// This task's own handle, set by [`Actor::spawn`]: the bots it starts talk to it.
+    handle: Option<RoomHandle>,
 }
 
 /// What woke the room task.
@@ -235,6 +241,7 @@ impl Actor {
             away_since,
             votes_against: None,
             votes: Vec::new(),
+            handle: None,
             state,
             log: RecentEvents::new(log),
             answers,
@@ -260,8 +267,8 @@ impl Actor {
         self.state.id
     }
 
-    /// Starts the task and returns its handle.
-    pub fn spawn(self) -> RoomHandle {
+    /// Starts the task, and the drivers of its bots, and returns its handle.
+    pub fn spawn(mut self) -> RoomHandle {
         let (tx, rx) = mpsc::channel(INBOX_CAPACITY);
         let handle = RoomHandle {
             id: self.state.id,
@@ -270,9 +277,34 @@ impl Actor {
             tx,
             version: self.published_version.clone(),
         };
+        self.handle = Some(handle.clone());
+        for (seat, slot) in self.state.seats.iter().enumerate() {
+            if let (Some(level), Ok(seat)) = (slot.bot, Seat::try_from(seat)) {
+                self.start_bot(seat, level);
+            }
+        }
         let span = info_span!("room", room_id = %self.state.id, game = %self.state.kind());
         tokio::spawn(self.run(rx).instrument(span));
         handle
+    }
+
+    /// Starts the driver of the bot at `level` in `seat`.
+    fn start_bot(&self, seat: Seat, level: Level) {
+        if let Some(handle) = &self.handle {
+            bot::driver::spawn(handle.clone(), seat, level, self.settings.bots.clone());
+        }
+    }
+
+    /// Whether the room may leave memory when its wait runs out: nobody but its bots is
+    /// connected, and no bot is about to move (a game between bots plays on while nobody
+    /// watches).
+    fn may_idle(&self) -> bool {
+        let bot_on_move = self
+            .state
+            .seat_on_move()
+            .and_then(|seat| self.state.seats.get(usize::from(seat)))
+            .is_some_and(|slot| slot.bot.is_some());
+        !bot_on_move && self.conns.values().all(|conn| conn.bot)
     }
 
     async fn run(mut self, mut inbox: mpsc::Receiver<Request>) {
@@ -289,7 +321,7 @@ impl Actor {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let idle = (self.conns.is_empty() && deadline.is_none()).then_some(self.settings.idle);
+            let idle = (self.may_idle() && deadline.is_none()).then_some(self.settings.idle);
             let expiry = self.waiting_time_left();
             let wait = match (idle, expiry) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -486,13 +518,14 @@ impl Actor {
                 let _ = reply.send(self.join(choice, name).await);
             }
             Request::Connect {
+                bot,
                 token,
                 last_v,
                 name,
                 out,
                 reply,
             } => {
-                let _ = reply.send(self.connect(token, last_v, name, out));
+                let _ = reply.send(self.connect(bot, token, last_v, name, out));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
             Request::Command {
@@ -545,7 +578,8 @@ impl Actor {
         self.state.stamp_clocks(&mut events, 0, 0, now());
         let (seat_token, token_hash) = new_seat_token();
         let author = Author { seat, cid: None };
-        self.persist(&events, Some(author), Some(token_hash), None)
+        let new_seat = NewSeat { seat, token_hash };
+        self.persist(&events, Some(author), Some(new_seat), None)
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
         if events.iter().any(sets_clock) {
@@ -566,11 +600,11 @@ impl Actor {
         &mut self,
         events: &[Event],
         author: Option<Author<'_>>,
-        new_token: Option<[u8; 32]>,
+        new_seat: Option<NewSeat>,
         received: Option<tokio::time::Instant>,
     ) -> Result<i64, NotStored> {
         let (version_before, status_before) = (self.state.version, self.state.status);
-        let commit = match stage(&mut self.state, events, author, new_token, now()) {
+        let commit = match stage(&mut self.state, events, author, new_seat, now()) {
             Ok(commit) => commit,
             Err(e) => {
                 error!(error = %e, "a decided event does not apply: this is a bug");
@@ -740,6 +774,7 @@ impl Actor {
 
     fn connect(
         &mut self,
+        bot: Option<Seat>,
         token: Option<String>,
         last_v: Option<i64>,
         name: Option<String>,
@@ -748,9 +783,21 @@ impl Actor {
         if self.conns.len() >= self.settings.max_connections {
             return Err(ConnectError::Crowded(self.settings.max_connections));
         }
-        let seat = match token {
-            None => None,
-            Some(token) => Some(
+        let seat = match (bot, token) {
+            (Some(seat), _) => {
+                let is_bot = self
+                    .state
+                    .seats
+                    .get(usize::from(seat))
+                    .is_some_and(|slot| slot.bot.is_some());
+                Some(
+                    Some(seat)
+                        .filter(|_| is_bot)
+                        .ok_or(ConnectError::BadToken)?,
+                )
+            }
+            (None, None) => None,
+            (None, Some(token)) => Some(
                 self.state
                     .seat_of_token(&hash_token(&token))
                     .ok_or(ConnectError::BadToken)?,
@@ -811,7 +858,15 @@ impl Actor {
         } else {
             spectator_name(name)
         };
-        self.conns.insert(conn, Conn { seat, name, out });
+        self.conns.insert(
+            conn,
+            Conn {
+                seat,
+                bot: bot.is_some(),
+                name,
+                out,
+            },
+        );
         debug!(conn, ?seat, ?last_v, "connected");
         if let (true, Some(seat)) = (first_of_seat, seat) {
             if let Some(slot) = self.away_since.get_mut(usize::from(seat)) {
@@ -1022,7 +1077,17 @@ impl Actor {
                     cid: Some(&cid),
                 };
                 let received = matches!(command, Command::Move { .. }).then_some(received);
-                let stored = self.persist(&events, Some(author), None, received).await;
+                let new_bot = match command {
+                    Command::AddBot { seat, level } => Some((seat, level)),
+                    _ => None,
+                };
+                let new_seat = new_bot.map(|(seat, _)| NewSeat {
+                    seat,
+                    token_hash: new_seat_token().1,
+                });
+                let stored = self
+                    .persist(&events, Some(author), new_seat, received)
+                    .await;
                 telemetry::command(
                     command.name(),
                     stored.is_err().then_some(Code::Unavailable.as_str()),
@@ -1034,6 +1099,10 @@ impl Actor {
                         }
                         self.answers.remember_stored(seat, cid.clone(), v);
                         self.ack(conn, &cid, v);
+                        if let Some((seat, level)) = new_bot {
+                            info!(seat, level = level.get(), "a bot took a seat");
+                            self.start_bot(seat, level);
+                        }
                     }
                     Err(NotStored) => {
                         // Not remembered: the room reloads, and a retry of this cid then gets the

@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::state::RoomState;
+use crate::bot::Level;
 use crate::protocol::{Event, RematchInfo};
 use crate::rules::{AnyGame, GameOptions, Rules, Seat};
 use crate::store::{Commit, CountingRow, CreatedRoom, EventRow, MoveRow, SeatRow};
@@ -27,15 +28,22 @@ fn numbered(version: i64, events: &[Event]) -> impl Iterator<Item = (i64, &Event
     (version + 1..).zip(events)
 }
 
+/// A seat taken by the events being staged, and the hash of its new token.
+#[derive(Clone, Copy)]
+pub(super) struct NewSeat {
+    pub seat: Seat,
+    pub token_hash: [u8; 32],
+}
+
 /// Applies `events` to `state` and returns the rows they add. `author` is `None` for events the
-/// room makes itself (a waiting room expiring); `new_token` is the token hash of the seat the
-/// author takes (a join). Errors when an event does not apply, which for decided events is a bug;
-/// `state` is then half changed and must be dropped.
+/// room makes itself (a waiting room expiring); `new_seat` is the seat the events take and its
+/// token hash (a join: the author's own seat; `add_bot`: the bot's). Errors when an event does not
+/// apply, which for decided events is a bug; `state` is then half changed and must be dropped.
 pub(super) fn stage(
     state: &mut RoomState,
     events: &[Event],
     author: Option<Author<'_>>,
-    new_token: Option<[u8; 32]>,
+    new_seat: Option<NewSeat>,
     at: DateTime<Utc>,
 ) -> Result<Commit, String> {
     let expected_version = state.version;
@@ -58,21 +66,22 @@ pub(super) fn stage(
     for (v, event) in numbered(expected_version, events) {
         state.apply(v, event, at)?;
     }
-    let seats = match (author, new_token) {
-        (Some(author), Some(token_hash)) => {
+    let seats = match new_seat {
+        Some(NewSeat { seat, token_hash }) => {
             let slot = state
                 .seats
-                .get_mut(usize::from(author.seat))
-                .ok_or_else(|| format!("seat {} does not exist", author.seat))?;
+                .get_mut(usize::from(seat))
+                .ok_or_else(|| format!("seat {seat} does not exist"))?;
             slot.token_hash = Some(token_hash);
             vec![SeatRow {
-                seat: author.seat,
+                seat,
                 name: slot.name.clone(),
                 token_hash,
+                bot: slot.bot.map(Level::get),
                 joined_at: at,
             }]
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     };
     let rows = numbered(expected_version, events)
         .map(|(v, event)| EventRow {
@@ -148,11 +157,13 @@ fn rematch_room(
             seat: moved.new_seat,
             color: fresh.game.color(moved.new_seat).to_owned(),
             name: slot.name.clone(),
+            bot: slot.bot,
         });
         seats.push(SeatRow {
             seat: moved.new_seat,
             name: slot.name.clone(),
             token_hash,
+            bot: slot.bot.map(Level::get),
             joined_at: at,
         });
     }

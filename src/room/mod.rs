@@ -10,6 +10,7 @@
 
 mod actor;
 pub mod answers;
+pub mod bot;
 pub mod clock;
 mod commit;
 pub mod registry;
@@ -52,6 +53,8 @@ pub struct RoomSettings {
     pub abandoned_waiting_room: Duration,
     /// The time source of game clocks (the system's; a manual one in tests).
     pub clock: Clock,
+    /// Where bots search for their moves.
+    pub bots: bot::BotPool,
 }
 
 impl RoomSettings {
@@ -64,6 +67,7 @@ impl RoomSettings {
             abandon_grace: limits.abandon_grace(),
             abandoned_waiting_room: limits.abandoned_waiting_room(),
             clock: Clock::system(),
+            bots: bot::BotPool::new(limits.bot_threads),
         }
     }
 }
@@ -175,6 +179,8 @@ enum Request {
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
     Connect {
+        /// Set for the room's own bot connection of that seat (which has no token).
+        bot: Option<Seat>,
         token: Option<String>,
         last_v: Option<i64>,
         name: Option<String>,
@@ -264,9 +270,32 @@ impl RoomHandle {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(Request::Connect {
+                bot: None,
                 token,
                 last_v,
                 name,
+                out,
+                reply,
+            })
+            .await
+            .map_err(|_| ConnectError::Gone)?;
+        answer.await.map_err(|_| ConnectError::Gone)?
+    }
+
+    /// Connects the room's bot in `seat` (its driver): as a seat's connection, without a token.
+    /// Errors with `BadToken` when no bot holds `seat`.
+    pub(crate) async fn connect_bot(
+        &self,
+        seat: Seat,
+        out: mpsc::Sender<Outbound>,
+    ) -> Result<Connected, ConnectError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Request::Connect {
+                bot: Some(seat),
+                token: None,
+                last_v: None,
+                name: None,
                 out,
                 reply,
             })

@@ -16,13 +16,15 @@ use uuid::Uuid;
 
 use super::actor::{Actor, CHAT_HISTORY, Logged, RecentChat};
 use super::answers::Answers;
-use super::commit::{Author, stage};
+use super::commit::{Author, NewSeat, stage};
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
+use crate::bot::Level;
 use crate::protocol::Event;
-use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules};
+use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
 use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility, now};
+use rand::seq::IteratorRandom;
 
 /// What a person asks for when creating a room.
 #[derive(Clone, Debug)]
@@ -39,6 +41,8 @@ pub struct NewRoom {
     pub seat: SeatChoice,
     /// The creator's display name.
     pub name: Option<String>,
+    /// Seats given to computer opponents, with their levels (`"bots"` of the create request).
+    pub bots: Vec<(Seat, Level)>,
 }
 
 /// A created room and the creator's seat.
@@ -62,6 +66,10 @@ pub enum CreateError {
     /// The creator asked for a seat the game does not have.
     #[error("the creator's seat: {0:?}")]
     Seat(JoinRefusal),
+    /// The bots asked for cannot take their seats (a seat twice, one that does not exist, the
+    /// creator's, or every seat).
+    #[error("{0}")]
+    Bots(String),
     /// The room could not be stored.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -73,6 +81,29 @@ struct Rooms {
     by_code: HashMap<String, Uuid>,
     /// Sweep stopped tasks' entries when the map grows past this.
     sweep_at: usize,
+}
+
+/// The creator's seat: as asked, except that `random` leaves out the seats given to bots. Errors
+/// when the bots take the creator's seat or every seat.
+fn creator_choice(request: &NewRoom, seats: usize) -> Result<SeatChoice, CreateError> {
+    if request.bots.is_empty() {
+        return Ok(request.seat.clone());
+    }
+    let is_bot = |seat: Seat| request.bots.iter().any(|(bot, _)| *bot == seat);
+    match &request.seat {
+        SeatChoice::Number(n) if is_bot(*n) => Err(CreateError::Bots(format!(
+            "seat {n} is the creator's; a bot cannot take it too"
+        ))),
+        SeatChoice::Random => (0..seats)
+            .filter_map(|seat| Seat::try_from(seat).ok())
+            .filter(|seat| !is_bot(*seat))
+            .choose(&mut rand::rng())
+            .map(SeatChoice::Number)
+            .ok_or_else(|| {
+                CreateError::Bots("the bots take every seat; the creator needs one".into())
+            }),
+        other => Ok(other.clone()),
+    }
 }
 
 /// Entries kept before the first sweep of stopped rooms.
@@ -160,16 +191,38 @@ impl Registry {
                 start_position.clone(),
                 now(),
             );
-            let (seat, events) = state
-                .decide_join(&request.seat, request.name.clone())
+            let choice = creator_choice(&request, state.seats.len())?;
+            let (seat, mut events) = state
+                .decide_join(&choice, request.name.clone())
                 .map_err(CreateError::Seat)?;
             let (seat_token, token_hash) = new_seat_token();
             let author = Some(Author { seat, cid: None });
             let room = room_row(&state);
             let mut next = state;
             let created_at = next.created_at;
-            let commit = stage(&mut next, &events, author, Some(token_hash), created_at)
-                .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
+            let new_seat = Some(NewSeat { seat, token_hash });
+            let staging_failed = |e| CreateError::Store(StoreError::Corrupt(e));
+            let mut commit =
+                stage(&mut next, &events, author, new_seat, created_at).map_err(staging_failed)?;
+            for &(bot, level) in &request.bots {
+                let bot_events = next
+                    .decide_bot_join(bot, level)
+                    .map_err(|refusal| CreateError::Bots(refusal.message))?;
+                let author = Some(Author {
+                    seat: bot,
+                    cid: None,
+                });
+                let new_seat = Some(NewSeat {
+                    seat: bot,
+                    token_hash: new_seat_token().1,
+                });
+                let more = stage(&mut next, &bot_events, author, new_seat, created_at)
+                    .map_err(staging_failed)?;
+                commit.status = more.status;
+                commit.events.extend(more.events);
+                commit.seats.extend(more.seats);
+                events.extend(bot_events);
+            }
             match self.store.create_room(&room, &commit).await {
                 Ok(()) => {}
                 Err(e) if tries < INVITE_CODE_TRIES && e.is_unique_violation() => continue,

@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::bot::Level;
 use crate::protocol::{
     ChatChannel, ClockInfo, ClockView, Code, Command, CountingInfo, Event, OfferInfo, OfferKind,
     RematchInfo, RematchSeat, ResultInfo, SeatInfo, Snapshot,
@@ -67,8 +68,11 @@ pub struct SeatSlot {
     pub taken: bool,
     /// The player's name, if one was given.
     pub name: Option<String>,
-    /// SHA-256 of the seat token; `None` while the seat is free.
+    /// SHA-256 of the seat token; `None` while the seat is free. A bot's seat has the hash of a
+    /// token nobody was given: only the room's own bot connection plays it.
     pub token_hash: Option<[u8; 32]>,
+    /// The level of the computer opponent holding the seat; `None` for a person.
+    pub bot: Option<Level>,
 }
 
 /// A move as played: canonical and display notation.
@@ -267,6 +271,11 @@ pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
     Ok(text.to_owned())
 }
 
+/// The name a computer opponent plays under, e.g. `Computer (level 3)`.
+pub fn bot_name(level: Level) -> String {
+    format!("Computer (level {level})")
+}
+
 /// Maps a rules refusal onto the protocol's reject code.
 fn rule_code(code: RuleErrorCode) -> Code {
     match code {
@@ -390,10 +399,47 @@ impl RoomState {
         if !free(&seat) {
             return Err(JoinRefusal::SeatTaken(seat));
         }
+        Ok((seat, self.seat_taken_events(seat, name, None)))
+    }
+
+    /// The events of a computer opponent at `level` taking the free `seat`: `seat_taken` with
+    /// `bot`, and `game_started` when it was the last free seat. Refused (`cannot_add_bot`) unless
+    /// the room is waiting and `seat` is one of its free seats.
+    pub fn decide_bot_join(&self, seat: Seat, level: Level) -> Result<Vec<Event>, Refusal> {
+        if self.status != RoomStatus::Waiting {
+            return Err(Refusal::new(
+                Code::CannotAddBot,
+                "a bot only takes a seat while the room waits for players",
+            ));
+        }
+        match self.seats.get(usize::from(seat)) {
+            None => Err(Refusal::new(
+                Code::CannotAddBot,
+                format!(
+                    "seat {seat} does not exist; this game has seats 0 to {}",
+                    self.seats.len() - 1
+                ),
+            )),
+            Some(slot) if slot.taken => Err(Refusal::new(
+                Code::CannotAddBot,
+                format!("seat {seat} is taken"),
+            )),
+            Some(_) => Ok(self.seat_taken_events(seat, Some(bot_name(level)), Some(level))),
+        }
+    }
+
+    /// `seat_taken` for `seat`, and `game_started` when it is the last free seat.
+    fn seat_taken_events(
+        &self,
+        seat: Seat,
+        name: Option<String>,
+        bot: Option<Level>,
+    ) -> Vec<Event> {
         let mut events = vec![Event::SeatTaken {
             seat,
             color: self.game.color(seat).to_owned(),
             name,
+            bot,
         }];
         if self.seats.iter().filter(|slot| slot.taken).count() + 1 == self.seats.len() {
             events.push(Event::GameStarted {
@@ -402,7 +448,7 @@ impl RoomState {
                 clock: None,
             });
         }
-        Ok((seat, events))
+        events
     }
 
     /// Whether a connection of `seat` (`None`: a spectator) may write to `channel` now.
@@ -460,6 +506,7 @@ impl RoomState {
                     format!("there is no open offer {offer}: the game is over"),
                 ));
             }
+            Command::AddBot { seat, level } => return self.decide_bot_join(*seat, *level),
             Command::Abort if self.status == RoomStatus::Waiting => {
                 // The creator of a room nobody has joined yet cancels it.
                 return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
@@ -476,9 +523,10 @@ impl RoomState {
             Command::Resign => self.decide_resign(seat),
             Command::OfferDraw => self.decide_offer_draw(seat),
             Command::Abort => self.decide_abort(),
-            Command::OfferRematch | Command::Chat { .. } | Command::SetSpectatorChat { .. } => {
-                Ok(Vec::new())
-            }
+            Command::OfferRematch
+            | Command::Chat { .. }
+            | Command::SetSpectatorChat { .. }
+            | Command::AddBot { .. } => Ok(Vec::new()),
             Command::Accept { offer } => self.decide_accept(seat, *offer),
             Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
                 Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
@@ -984,13 +1032,16 @@ impl RoomState {
             ));
         }
         match event {
-            Event::SeatTaken { seat, name, .. } => {
+            Event::SeatTaken {
+                seat, name, bot, ..
+            } => {
                 let slot = self
                     .seats
                     .get_mut(usize::from(*seat))
                     .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
                 slot.taken = true;
                 slot.name = name.clone();
+                slot.bot = *bot;
                 if v == 1 {
                     self.creator = Some(*seat);
                 }
@@ -1101,6 +1152,7 @@ impl RoomState {
                     taken: slot.taken,
                     connected: connected.get(i).copied().unwrap_or(false),
                     left: !in_play.contains(&seat),
+                    bot: slot.bot,
                 }
             })
             .collect()

@@ -175,6 +175,9 @@ pub struct SeatRow {
     pub name: Option<String>,
     /// SHA-256 of the seat token; the token itself is never stored.
     pub token_hash: [u8; 32],
+    /// The level (1 to 5) of the computer opponent holding the seat (`bot_level`); `None` for a
+    /// person.
+    pub bot: Option<u8>,
     /// When the seat was taken (stored to the microsecond).
     pub joined_at: DateTime<Utc>,
 }

@@ -107,7 +107,8 @@ impl PgStore {
         };
         let room = room_from_row(&row)?;
         let seats = sqlx::query(
-            "SELECT seat, name, token_hash, joined_at FROM seats WHERE room_id = $1 ORDER BY seat",
+            "SELECT seat, name, token_hash, bot_level, joined_at FROM seats \
+             WHERE room_id = $1 ORDER BY seat",
         )
         .bind(room.id)
         .fetch_all(&mut *tx)
@@ -400,13 +401,14 @@ async fn apply_one(conn: &mut PgConnection, c: &Commit) -> Result<(), StoreError
     }
     for s in &c.seats {
         sqlx::query(
-            "INSERT INTO seats (room_id, seat, name, token_hash, joined_at) \
-             VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO seats (room_id, seat, name, token_hash, bot_level, joined_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(c.room_id)
         .bind(i16::from(s.seat))
         .bind(s.name.as_deref())
         .bind(&s.token_hash[..])
+        .bind(s.bot.map(i16::from))
         .bind(truncate_to_micros(s.joined_at))
         .execute(&mut *conn)
         .await?;
@@ -488,6 +490,9 @@ fn seat_from_row(row: &PgRow) -> Result<SeatRow, StoreError> {
         seat: codec::small("seat", get::<_, i16>(row, "seat")?.into())?,
         name: get(row, "name")?,
         token_hash: codec::token_hash("token_hash", get(row, "token_hash")?)?,
+        bot: get::<_, Option<i16>>(row, "bot_level")?
+            .map(|level| codec::small("bot_level", level.into()))
+            .transpose()?,
         joined_at: get(row, "joined_at")?,
     })
 }

@@ -125,7 +125,8 @@ impl SqliteStore {
         let room = room_from_row(&row)?;
         let id = codec::uuid_text(room.id);
         let seats = sqlx::query(
-            "SELECT seat, name, token_hash, joined_at FROM seats WHERE room_id = ?1 ORDER BY seat",
+            "SELECT seat, name, token_hash, bot_level, joined_at FROM seats \
+             WHERE room_id = ?1 ORDER BY seat",
         )
         .bind(id.as_str())
         .fetch_all(&mut *tx)
@@ -426,13 +427,14 @@ async fn apply_one(conn: &mut SqliteConnection, c: &Commit) -> Result<(), StoreE
     }
     for s in &c.seats {
         sqlx::query(
-            "INSERT INTO seats (room_id, seat, name, token_hash, joined_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO seats (room_id, seat, name, token_hash, bot_level, joined_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
         .bind(room_id.as_str())
         .bind(i64::from(s.seat))
         .bind(s.name.as_deref())
         .bind(&s.token_hash[..])
+        .bind(s.bot.map(i64::from))
         .bind(codec::time_text(s.joined_at))
         .execute(&mut *conn)
         .await?;
@@ -514,6 +516,9 @@ fn seat_from_row(row: &SqliteRow) -> Result<SeatRow, StoreError> {
         seat: codec::small("seat", get(row, "seat")?)?,
         name: get(row, "name")?,
         token_hash: codec::token_hash("token_hash", get(row, "token_hash")?)?,
+        bot: get::<_, Option<i64>>(row, "bot_level")?
+            .map(|level| codec::small("bot_level", level))
+            .transpose()?,
         joined_at: codec::time_from_text("joined_at", get(row, "joined_at")?)?,
     })
 }

@@ -18,6 +18,7 @@ pub async fn two_player_room(registry: &Registry) -> (RoomHandle, String, String
             visibility: Visibility::Private,
             seat: SeatChoice::Number(0),
             name: None,
+            bots: Vec::new(),
         })
         .await
         .expect("the room is created");
