@@ -1,5 +1,5 @@
-// The home page: create a room (online or pass-and-play), the lobby of public rooms waiting for
-// players, links to the rules.
+// The home page: create a room (online, against the computer, or pass-and-play), the lobby of
+// public rooms waiting for players, links to the rules.
 
 import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
@@ -10,11 +10,18 @@ const LOBBY_REFRESH_MS = 10_000;
 // The colours of each game's seats, in seat order (Khan-Tsin: lightest first).
 const COLORS = { 'ouk-chatrang': ['white', 'black'], khan: ['white', 'black'] };
 const TSIN_COLORS = ['white', 'green', 'blue'];
+// Khan-Tsin position text names the colours played by these letters (its third field).
+const TSIN_LETTERS = { w: 'white', g: 'green', b: 'blue' };
 const DEFAULT_LAYOUT = '231'.repeat(12);
 
 // The colours a Khan-Tsin room as set up in the form is played with.
 function tsinColors() {
   return $('#players').value === '3' ? TSIN_COLORS : $('#colors').value.split(',');
+}
+
+// Who the creator plays against: 'people', 'computer' or 'local' (pass-and-play).
+function opponent() {
+  return document.querySelector('input[name="opponent"]:checked').value;
 }
 
 function seatColors() {
@@ -28,8 +35,13 @@ function refreshForm() {
   const tsin = game === 'khan-tsin';
   for (const el of document.querySelectorAll('.tsin-only')) el.hidden = !tsin;
   for (const el of document.querySelectorAll('.two-players')) el.hidden = !tsin || $('#players').value !== '2';
-  // A pass-and-play table has no chat.
-  $('#spectator-chat-option').closest('label').hidden = $('#local').checked;
+  const against = opponent();
+  // A pass-and-play table has no chat; it and a game against the computer invite nobody, so
+  // they are private.
+  $('#spectator-chat-option').closest('label').hidden = against === 'local';
+  $('#visibility-field').hidden = against !== 'people';
+  for (const el of document.querySelectorAll('.computer-only')) el.hidden = against !== 'computer';
+  for (const el of document.querySelectorAll('.local-only')) el.hidden = against !== 'local';
   document.querySelector('.clock-custom').hidden = $('#clock').value !== 'custom';
   $('#game-blurb').textContent = t(`game.${game}.blurb`);
   const seat = $('#seat');
@@ -71,15 +83,36 @@ function clockRequest() {
   return { initial_s: initial, increment_s: increment };
 }
 
+// The colours of the requested room's seats, in seat order: a Khan-Tsin start position names
+// the colours played itself.
+function requestColors(body) {
+  if (body.game !== 'khan-tsin') return COLORS[body.game];
+  const start = body.options.start_position;
+  if (!start) return body.options.colors;
+  return [...(start.split(/\s+/)[2] ?? '')].map((letter) => TSIN_LETTERS[letter]);
+}
+
+// Against the computer: the creator takes the chosen colour's seat (or one drawn here, since the
+// bots' seats depend on it) and a bot of the chosen level every other seat. A colour the room
+// does not seat is left to the server, which refuses it as it would without bots.
+function seatBots(body) {
+  const colors = requestColors(body);
+  const mine = body.seat === 'random' ? Math.floor(Math.random() * colors.length) : colors.indexOf(body.seat);
+  const level = Number($('#bot-level').value);
+  body.bots = colors.flatMap((_, seat) => (seat === mine ? [] : [{ seat, level }]));
+  if (mine >= 0) body.seat = mine;
+}
+
 // The create request the form describes, or throws an Error whose message is a string key.
 function createRequest() {
   const game = $('#game').value;
-  const local = $('#local').checked;
+  const against = opponent();
+  const local = against === 'local';
   const name = $('#name').value.trim();
   const startPosition = $('#start-position').value.trim();
   const body = {
     game,
-    visibility: local ? 'private' : $('#visibility').value,
+    visibility: against === 'people' ? $('#visibility').value : 'private',
     seat: local ? 0 : $('#seat').value,
     options: {},
   };
@@ -91,9 +124,7 @@ function createRequest() {
   if (startPosition) {
     // A start position fixes the players, colours and layout itself.
     body.options.start_position = startPosition;
-    return body;
-  }
-  if (game === 'khan-tsin') {
+  } else if (game === 'khan-tsin') {
     body.seats = Number($('#players').value);
     body.options.colors = tsinColors();
     const layout = $('#layout').value.trim();
@@ -102,6 +133,7 @@ function createRequest() {
       body.options.layout = layout;
     }
   }
+  if (against === 'computer') seatBots(body);
   return body;
 }
 
@@ -116,7 +148,7 @@ async function create(event) {
     error.textContent = t(problem.message);
     return;
   }
-  const local = $('#local').checked;
+  const local = opponent() === 'local';
   rememberName(body.name);
   $('#create').disabled = true;
   try {
@@ -179,7 +211,7 @@ async function joinFromLobby(code, button) {
 setUpLanguage();
 $('#name').value = lastName();
 refreshForm();
-for (const id of ['#game', '#players', '#colors', '#local', '#clock']) $(id).addEventListener('change', refreshForm);
+for (const id of ['#game', '#players', '#colors', '#opponents', '#clock']) $(id).addEventListener('change', refreshForm);
 $('#random-layout').addEventListener('click', () => {
   $('#layout').value = randomLayout();
 });

@@ -88,11 +88,14 @@ const claimable = new Map();
 // Khan-Tsin votes sent from here: `${seat}@${ply}` (the server forgets them when the turn moves).
 const votes = new Set();
 
+// A seat's colour with its player's name; a computer player is named by its level in the page's
+// language (the server names it in English).
 function seatName(seat) {
   const info = room.seats[seat];
   if (!info) return '';
   const color = colorName(room.game, info.color);
-  return info.name ? t('room.player_named', { color, name: info.name }) : color;
+  const name = info.bot ? t('room.bot_name', { level: info.bot }) : info.name;
+  return name ? t('room.player_named', { color, name }) : color;
 }
 
 // The seat this browser acts for with resign / offer / claim: its own, or at a local table the
@@ -302,7 +305,7 @@ function tickClocks() {
 function applyEvent(type, d) {
   switch (type) {
     case 'seat_taken':
-      Object.assign(room.seats[d.seat], { taken: true, name: d.name, color: d.color });
+      Object.assign(room.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot });
       break;
     case 'game_started':
       Object.assign(room, { status: 'playing', position: d.position, toMove: d.to_move });
@@ -505,6 +508,7 @@ function renderPlayers() {
       li.dataset.color = info.color;
       li.classList.toggle('on-move', room.toMove === info.seat);
       li.classList.toggle('left', Boolean(info.left));
+      if (info.bot) li.dataset.bot = info.bot;
       const swatch = document.createElement('span');
       swatch.className = `swatch ${info.color}`;
       const name = document.createElement('span');
@@ -515,7 +519,8 @@ function renderPlayers() {
       const words = [];
       if (sockets.has(info.seat)) words.push(t('room.you'));
       if (info.left) words.push(t(info.timedOut || (room.clock && room.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left'));
-      else if (info.taken) words.push(t(info.connected ? 'room.online' : 'room.away'));
+      // A computer player is always there: only people are online or away.
+      else if (info.taken && !info.bot) words.push(t(info.connected ? 'room.online' : 'room.away'));
       notes.textContent = words.join(' · ');
       const dot = document.createElement('span');
       dot.className = `dot ${info.connected ? 'on' : 'off'}`;
@@ -654,20 +659,7 @@ function renderControls() {
   const free = room.seats.filter((s) => !s.taken);
   const joinBox = $('#join-box');
   joinBox.hidden = !(role === 'spectator' && room.status === 'waiting' && free.length > 0);
-  if (!joinBox.hidden) {
-    const choice = $('#seat-choice');
-    const wanted = free.map((s) => String(s.seat));
-    // Rebuilt only when the free seats or the language changed, not to close it under the user.
-    const signature = `${wanted.join()} ${document.documentElement.lang}`;
-    if (choice.dataset.signature !== signature) {
-      const previous = choice.value;
-      choice.replaceChildren(new Option(t('home.seat_random'), ''));
-      for (const s of free) choice.add(new Option(colorName(room.game, s.color), String(s.seat)));
-      choice.value = wanted.includes(previous) ? previous : '';
-      choice.dataset.signature = signature;
-    }
-    choice.hidden = free.length < 2;
-  }
+  if (!joinBox.hidden) offerSeats($('#seat-choice'), free, t('home.seat_random'));
 }
 
 // The seat that played the first move of a square-board game: its position text's second field
@@ -774,9 +766,29 @@ function renderMoves() {
 }
 
 function renderInvite() {
-  const waiting = room.status === 'waiting' && room.seats.some((s) => !s.taken);
-  $('#invite-box').hidden = !(waiting && role !== 'local');
+  const free = room.status === 'waiting' ? room.seats.filter((s) => !s.taken) : [];
+  $('#invite-box').hidden = !(free.length > 0 && role !== 'local');
   $('#invite-link').value = roomUrl(inviteCode);
+  // A seated player may give a free seat to the computer instead.
+  const addBot = $('#add-bot-box');
+  addBot.hidden = !(free.length > 0 && role === 'player');
+  if (!addBot.hidden) offerSeats($('#add-bot-seat'), free);
+}
+
+// Fills a select with the free seats by colour, after an option for any seat (value '') when
+// `any` names it. Rebuilt only when the free seats or the language changed, not to close it under
+// the user; hidden when there is nothing to choose.
+function offerSeats(select, free, any = null) {
+  const wanted = free.map((s) => String(s.seat));
+  const signature = `${wanted.join()} ${document.documentElement.lang}`;
+  if (select.dataset.signature !== signature) {
+    const previous = select.value;
+    select.replaceChildren(...(any === null ? [] : [new Option(any, '')]));
+    for (const s of free) select.add(new Option(colorName(room.game, s.color), String(s.seat)));
+    select.value = wanted.includes(previous) ? previous : select.options[0].value;
+    select.dataset.signature = signature;
+  }
+  select.hidden = free.length < 2;
 }
 
 function renderConnection() {
@@ -890,6 +902,23 @@ async function sendMove(move) {
   } finally {
     moveInFlight = false;
     render();
+  }
+}
+
+// Gives the chosen free seat to a computer player of the chosen level: the server answers with
+// `seat_taken` (and `game_started` when it was the last free seat), or refuses `cannot_add_bot`
+// when the seat was taken meanwhile or the game began.
+async function addBot() {
+  const button = $('#add-bot');
+  button.disabled = true;
+  message = null;
+  try {
+    await command(actingSeat(), 'add_bot', {
+      seat: Number($('#add-bot-seat').value),
+      level: Number($('#add-bot-level').value),
+    });
+  } finally {
+    button.disabled = false;
   }
 }
 
@@ -1097,6 +1126,7 @@ function wire() {
   $('#spectator-chat').addEventListener('change', switchSpectatorChat);
   $('#take-seat').addEventListener('click', takeSeat);
   $('#copy-invite').addEventListener('click', copyInvite);
+  $('#add-bot').addEventListener('click', addBot);
   $('#name').value = lastName();
   // The running clock counts down between the server's frames (tickClocks does nothing untimed).
   setInterval(() => {

@@ -7,7 +7,8 @@
 //       // fills the home page's form and creates the room; resolves on the room page with the
 //       // creator in its seat, returning the invite link (http://127.0.0.1:PORT/r/CODE). Every
 //       // option may be left out (the page's defaults). `local: true` makes a pass-and-play room
-//       // (every seat held by this browser; #room[data-role=local]); `startPosition` (a FEN or
+//       // (every seat held by this browser; #room[data-role=local]); `computer: 3` plays against
+//       // the computer at that level (every other seat a bot); `startPosition` (a FEN or
 //       // position text) is typed into the form's "Advanced" part; `spectatorChat: false`
 //       // unticks "spectators may chat"; `clock` picks a #clock option ('180+2', or 'custom'
 //       // with `clockMinutes` and `clockIncrement`).
@@ -55,8 +56,8 @@ import { newPage } from './browser.mjs';
 export async function createRoom(page, server, options = {}) {
   await page.goto(`${server.url}/`);
   const {
-    game = 'ouk-chatrang', seat, visibility, players, layout, name, local, startPosition, spectatorChat,
-    clock, clockMinutes, clockIncrement,
+    game = 'ouk-chatrang', seat, visibility, players, layout, name, local, computer, startPosition,
+    spectatorChat, clock, clockMinutes, clockIncrement,
   } = options;
   await setField(page, '#game', game);
   if (seat !== undefined) await setField(page, '#seat', seat);
@@ -65,7 +66,11 @@ export async function createRoom(page, server, options = {}) {
   if (layout !== undefined) await setField(page, '#layout', layout);
   if (name !== undefined) await setField(page, '#name', name);
   if (spectatorChat !== undefined) await setField(page, '#spectator-chat-option', spectatorChat);
-  if (local !== undefined) await setField(page, '#local', local);
+  if (local) await setField(page, '#local', true);
+  if (computer !== undefined) {
+    await setField(page, '#computer', true);
+    await setField(page, '#bot-level', computer);
+  }
   if (clock !== undefined) await setField(page, '#clock', clock);
   if (clockMinutes !== undefined) await setField(page, '#clock-minutes', clockMinutes);
   if (clockIncrement !== undefined) await setField(page, '#clock-increment', clockIncrement);
@@ -79,12 +84,13 @@ export async function createRoom(page, server, options = {}) {
   return page.url();
 }
 
-// Sets a form control whatever its kind: a select's option, a checkbox, or a text field.
+// Sets a form control whatever its kind: a select's option, a checkbox or radio button (a radio
+// button can only be chosen), or a text field.
 async function setField(page, selector, value) {
   const control = page.locator(selector);
   const kind = await control.evaluate((el) => (el.tagName === 'SELECT' ? 'select' : el.type));
   if (kind === 'select') await control.selectOption(String(value));
-  else if (kind === 'checkbox') await control.setChecked(Boolean(value));
+  else if (kind === 'checkbox' || kind === 'radio') await control.setChecked(Boolean(value));
   else await control.fill(String(value));
 }
 
