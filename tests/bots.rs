@@ -452,3 +452,71 @@ async fn level_5_bots_thinking_in_many_rooms_leave_a_room_of_people_responsive()
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_timed_game_against_a_bot_starts_its_clock_at_creation_and_the_bot_moves_in_time() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let created = create(
+        &server,
+        "ouk-chatrang",
+        json!({"seat": 1, "clock": {"initial_s": 60, "increment_s": 0},
+               "bots": [{"seat": 0, "level": 5}]}),
+    )
+    .await;
+    let room = created["room_id"].as_str().unwrap();
+    let token = created["seat_token"].as_str().unwrap();
+    let (mut black, _) = Client::hello(server.addr, room, Some(token), Some(0)).await;
+    let started = black.event("game_started", 3).await;
+    assert_eq!(started["d"]["clock"]["running"], 0, "{started}");
+    assert_eq!(started["d"]["clock"]["remaining_ms"], json!([60000, 60000]));
+    let first = black.event("moved", 4).await;
+    assert_eq!(first["d"]["seat"], 0);
+    let left = first["d"]["clock"]["remaining_ms"][0].as_u64().unwrap();
+    // A 60 s game: the bot takes at most a twentieth of its time (3 s), not its level's 0.5 s
+    // budget ignoring the clock; here its budget is the smaller.
+    assert!((59_000..60_000).contains(&left), "{first}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_khan_tsin_bot_plays_on_after_a_player_left_and_the_server_restarted() {
+    let (_file, url) = support::db::fresh_sqlite_url();
+    let server = TestServer::start(&url).await;
+    let created = create(
+        &server,
+        "khan-tsin",
+        json!({"seats": 3, "seat": 0, "bots": [{"seat": 2, "level": 1}]}),
+    )
+    .await;
+    let room = created["room_id"].as_str().unwrap().to_owned();
+    let first = created["seat_token"].as_str().unwrap().to_owned();
+    let code = created["invite_code"].as_str().unwrap();
+    let (status, joined) = post(
+        server.addr,
+        &format!("/api/rooms/{code}/join"),
+        &json!({"seat": 1}),
+    )
+    .await;
+    assert_eq!(status, 200, "{joined}");
+    let second = joined["seat_token"].as_str().unwrap().to_owned();
+    {
+        let (mut leaver, _) = Client::hello(server.addr, &room, Some(&first), None).await;
+        leaver.command("resign", "r", json!({})).await;
+        assert_eq!(leaver.answer("r").await["t"], "ack");
+    }
+    server.shutdown().await;
+
+    // The restored room's bot is seat 2 of three, although the position text lists two colours.
+    let server = TestServer::start(&url).await;
+    let (mut me, _) = Client::hello(server.addr, &room, Some(&second), None).await;
+    let snapshot = me.next_of("snapshot").await;
+    assert_eq!(snapshot["d"]["to_move"], 1, "{snapshot}");
+    let mv = snapshot["d"]["legal_moves"][0].as_str().unwrap().to_owned();
+    let v = snapshot["v"].as_i64().unwrap();
+    me.send_move("m", &mv, v).await;
+    assert_eq!(me.answer("m").await["t"], "ack");
+    let reply = me.event("moved", v + 2).await;
+    assert_eq!(reply["d"]["seat"], 2, "{reply}");
+    server.shutdown().await;
+}

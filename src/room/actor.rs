@@ -29,8 +29,8 @@ use super::commit::{Author, NewSeat, stage};
 use super::state::{LegalMoves, RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
 use super::token::{hash_token, new_seat_token};
 use super::{
-    ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request, RoomHandle,
-    RoomSettings, RoomSummary,
+    BotConnected, ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request,
+    RoomHandle, RoomSettings, RoomSummary,
 };
 use crate::bot::Level;
 use crate::protocol::{
@@ -392,6 +392,9 @@ impl Actor {
                 Request::Connect { reply, .. } => {
                     let _ = reply.send(Err(ConnectError::Gone));
                 }
+                Request::ConnectBot { reply, .. } => {
+                    let _ = reply.send(Err(ConnectError::Gone));
+                }
                 Request::Command { conn, cid, .. } => {
                     let message = "the room is reloading; retry the same cid".to_owned();
                     self.reject(conn, &cid, Code::Unavailable, message);
@@ -422,7 +425,13 @@ impl Actor {
         if self.state.status != RoomStatus::Waiting {
             return None;
         }
-        let mut taken = self.state.seats.iter().enumerate().filter(|(_, s)| s.taken);
+        // Bots wait forever: only the people who took a seat count.
+        let mut taken = self
+            .state
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.taken && s.bot.is_none());
         let (creator, _) = taken.next()?;
         if taken.next().is_some() {
             return None;
@@ -518,14 +527,22 @@ impl Actor {
                 let _ = reply.send(self.join(choice, name).await);
             }
             Request::Connect {
-                bot,
                 token,
                 last_v,
                 name,
                 out,
                 reply,
             } => {
-                let _ = reply.send(self.connect(bot, token, last_v, name, out));
+                let _ = reply.send(self.connect(None, token, last_v, name, out));
+            }
+            Request::ConnectBot { seat, out, reply } => {
+                let connected = self.connect(Some(seat), None, None, None, out);
+                let _ = reply.send(connected.map(|connected| BotConnected {
+                    conn: connected.conn,
+                    game: self.state.game.clone(),
+                    position_version: self.state.position_version,
+                    playing: self.state.status == RoomStatus::Playing,
+                }));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
             Request::Command {
@@ -742,6 +759,14 @@ impl Actor {
                     info!(conn = id, "connection dropped: its outbound queue is full");
                     telemetry::slow_drop();
                 }
+                // A bot's driver ends with its connection; the room still needs its moves.
+                let bot = conn
+                    .seat
+                    .filter(|_| conn.bot)
+                    .and_then(|seat| Some((seat, self.state.seats.get(usize::from(seat))?.bot?)));
+                if let Some((seat, level)) = bot {
+                    self.start_bot(seat, level);
+                }
                 self.presence_left(conn.seat);
             }
         }
@@ -780,7 +805,8 @@ impl Actor {
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
-        if self.conns.len() >= self.settings.max_connections {
+        // A room's own bots always get in: without them its game could not go on.
+        if bot.is_none() && self.conns.len() >= self.settings.max_connections {
             return Err(ConnectError::Crowded(self.settings.max_connections));
         }
         let seat = match (bot, token) {

@@ -139,6 +139,21 @@ pub struct Connected {
     pub seat: Option<Seat>,
 }
 
+/// A bot connection accepted by its room, with the game as the room holds it then: the bot's
+/// copy starts from it (a Khan-Tsin position text alone would renumber the seats once a player
+/// has left) and follows the events after `position_version`.
+#[derive(Clone, Debug)]
+pub(crate) struct BotConnected {
+    /// The connection's id within the room.
+    pub conn: u64,
+    /// The game, with the history its rules keep.
+    pub game: crate::rules::AnyGame,
+    /// The version of the last event that changed the position.
+    pub position_version: i64,
+    /// Whether the game is being played.
+    pub playing: bool,
+}
+
 /// Why a room refused a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConnectError {
@@ -179,13 +194,17 @@ enum Request {
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
     Connect {
-        /// Set for the room's own bot connection of that seat (which has no token).
-        bot: Option<Seat>,
         token: Option<String>,
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
         reply: oneshot::Sender<Result<Connected, ConnectError>>,
+    },
+    /// The room's own bot connection of `seat` (its driver), which has no token.
+    ConnectBot {
+        seat: Seat,
+        out: mpsc::Sender<Outbound>,
+        reply: oneshot::Sender<Result<BotConnected, ConnectError>>,
     },
     Disconnect {
         conn: u64,
@@ -270,7 +289,6 @@ impl RoomHandle {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(Request::Connect {
-                bot: None,
                 token,
                 last_v,
                 name,
@@ -282,23 +300,17 @@ impl RoomHandle {
         answer.await.map_err(|_| ConnectError::Gone)?
     }
 
-    /// Connects the room's bot in `seat` (its driver): as a seat's connection, without a token.
-    /// Errors with `BadToken` when no bot holds `seat`.
+    /// Connects the room's bot in `seat` (its driver): as a seat's connection, without a token,
+    /// answered with the room's game as the frames that follow start from. Errors with
+    /// `BadToken` when no bot holds `seat`.
     pub(crate) async fn connect_bot(
         &self,
         seat: Seat,
         out: mpsc::Sender<Outbound>,
-    ) -> Result<Connected, ConnectError> {
+    ) -> Result<BotConnected, ConnectError> {
         let (reply, answer) = oneshot::channel();
         self.tx
-            .send(Request::Connect {
-                bot: Some(seat),
-                token: None,
-                last_v: None,
-                name: None,
-                out,
-                reply,
-            })
+            .send(Request::ConnectBot { seat, out, reply })
             .await
             .map_err(|_| ConnectError::Gone)?;
         answer.await.map_err(|_| ConnectError::Gone)?

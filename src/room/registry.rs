@@ -205,9 +205,11 @@ impl Registry {
             let mut commit =
                 stage(&mut next, &events, author, new_seat, created_at).map_err(staging_failed)?;
             for &(bot, level) in &request.bots {
-                let bot_events = next
+                let mut bot_events = next
                     .decide_bot_join(bot, level)
                     .map_err(|refusal| CreateError::Bots(refusal.message))?;
+                // The last seat starts the game, and a timed game's first clock with it.
+                next.stamp_clocks(&mut bot_events, 0, 0, created_at);
                 let author = Some(Author {
                     seat: bot,
                     cid: None,

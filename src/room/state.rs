@@ -804,9 +804,15 @@ impl RoomState {
                 "in a three-player game, vote with claim_victory that the absent player leave",
             ));
         }
+        // Bots never claim; they count as voting for the game to go on without the absent seat.
         let all_voted = in_play
             .iter()
             .filter(|s| **s != absent)
+            .filter(|s| {
+                self.seats
+                    .get(usize::from(**s))
+                    .is_some_and(|slot| slot.bot.is_none())
+            })
             .all(|s| voters.contains(s));
         if !all_voted {
             return Ok(Vec::new());
@@ -1639,5 +1645,45 @@ mod tests {
             panic!("{all:?}");
         };
         assert_eq!((*seat, *reason), (absent, EndReason::Abandoned));
+    }
+    #[test]
+    fn a_bot_needs_no_vote_for_an_absent_person_to_leave() {
+        let setup = GameOptions {
+            players: Some(3),
+            ..GameOptions::default()
+        };
+        let game = AnyGame::new(GameKind::KhanTsin, &setup).unwrap();
+        let start = game.position();
+        let mut room = RoomState::new(
+            Uuid::nil(),
+            "abcdefgh".into(),
+            Visibility::Private,
+            json!({}),
+            game,
+            start,
+            Utc::now(),
+        );
+        let (_, events) = room.decide_join(&SeatChoice::Number(0), None).unwrap();
+        apply_all(&mut room, &events);
+        let level = Level::new(2).unwrap();
+        for seat in [1, 2] {
+            let events = room.decide_bot_join(seat, level).unwrap();
+            apply_all(&mut room, &events);
+        }
+        assert_eq!(room.seats[2].bot, Some(level));
+        let taken = room.decide_bot_join(2, level).unwrap_err();
+        assert_eq!(taken.code, Code::CannotAddBot);
+        // Seat 0, a person, is on move and away; seat 2 is taken to be a person who claims, and
+        // the bot at seat 1 does not hold the vote up.
+        let mut room_with_person = room.clone();
+        room_with_person.seats[2].bot = None;
+        assert_eq!(room.seat_on_move(), Some(0));
+        let one_person = room_with_person
+            .decide_claim_abandoned(2, Some(0), false, &[2])
+            .unwrap();
+        assert!(
+            matches!(one_person[..], [Event::Left { seat: 0, .. }, ..]),
+            "the bot at seat 1 counts as voting: {one_person:?}"
+        );
     }
 }

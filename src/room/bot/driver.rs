@@ -10,6 +10,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -18,8 +19,12 @@ use tracing::{Instrument, debug, info_span, warn};
 use super::BotPool;
 use crate::bot::Level;
 use crate::protocol::Command;
-use crate::room::{OUTBOUND_CAPACITY, Outbound, RoomHandle};
-use crate::rules::{AnyGame, GameKind, GameOptions, Rules, Seat};
+use crate::room::{BotConnected, OUTBOUND_CAPACITY, Outbound, RoomHandle};
+use crate::rules::{AnyGame, Rules, Seat};
+
+/// How long a driver waits before searching again after a search gave no move (the engine
+/// failed), or before reconnecting after its copy of the game went astray.
+const RETRY: Duration = Duration::from_secs(1);
 
 /// Starts the driver of the bot at `level` in `seat` of the room behind `handle`.
 pub(in crate::room) fn spawn(handle: RoomHandle, seat: Seat, level: Level, pool: BotPool) {
@@ -30,36 +35,68 @@ pub(in crate::room) fn spawn(handle: RoomHandle, seat: Seat, level: Level, pool:
 /// A search under way: the position version it answers, and the search.
 type Thinking = (i64, Pin<Box<dyn Future<Output = Option<String>> + Send>>);
 
+/// Why a connection of the driver ended.
+enum Ended {
+    /// The room task stopped or closed the connection: a new task starts a new driver.
+    Gone,
+    /// The driver's copy of the game no longer matches the room's: it reconnects.
+    Astray,
+}
+
 async fn run(handle: RoomHandle, seat: Seat, level: Level, pool: BotPool) {
-    let (out, mut frames) = mpsc::channel(OUTBOUND_CAPACITY);
-    let Ok(connected) = handle.connect_bot(seat, out).await else {
-        debug!("the room is gone before its bot connected");
-        return;
-    };
-    let mut view = View::new(handle.kind, seat);
+    loop {
+        let (out, frames) = mpsc::channel(OUTBOUND_CAPACITY);
+        let Ok(connected) = handle.connect_bot(seat, out).await else {
+            debug!("the room is gone before its bot connected");
+            return;
+        };
+        let conn = connected.conn;
+        match play(&handle, seat, level, &pool, connected, frames).await {
+            Ended::Gone => break,
+            Ended::Astray => {
+                warn!("the bot's copy of the game went astray; it reconnects");
+                // Leaves the room before the frames' queue closes, so the room does not start
+                // another driver for this seat.
+                handle.disconnect(conn).await;
+                tokio::time::sleep(RETRY).await;
+            }
+        }
+    }
+    debug!("bot disconnected");
+}
+
+/// Plays on one connection until it ends.
+async fn play(
+    handle: &RoomHandle,
+    seat: Seat,
+    level: Level,
+    pool: &BotPool,
+    connected: BotConnected,
+    mut frames: mpsc::Receiver<Outbound>,
+) -> Ended {
+    let mut view = View::new(seat, &connected);
     let mut thinking: Option<Thinking> = None;
     // The position version a move was last sent for: one move per position, whatever the answer.
     let mut sent_for: Option<i64> = None;
     loop {
-        match view.to_think() {
-            Some((v, _)) if sent_for == Some(v) => thinking = None,
-            Some((v, game)) => {
-                if thinking.as_ref().map(|(at, _)| *at) != Some(v) {
-                    let seed = rand::random();
-                    let pool = pool.clone();
-                    thinking = Some((
-                        v,
-                        Box::pin(async move { pool.think(game, level, seed).await }),
-                    ));
-                }
+        match view.on_move().filter(|v| sent_for != Some(*v)) {
+            Some(v) if thinking.as_ref().map(|(at, _)| *at) != Some(v) => {
+                let (game, seed, cap) = (view.game.clone(), rand::random(), view.clock_cap());
+                let pool = pool.clone();
+                let search = async move { pool.think(game, level, seed, cap).await };
+                thinking = Some((v, Box::pin(search)));
             }
+            Some(_) => {}
             None => thinking = None,
         }
         let mut commands = Vec::new();
         tokio::select! {
             frame = frames.recv() => match frame {
-                Some(Outbound::Text(text)) => commands = view.read(&text),
-                Some(Outbound::Close(..)) | None => break,
+                Some(Outbound::Text(text)) => match view.read(&text) {
+                    Ok(answers) => commands = answers,
+                    Err(Astray) => return Ended::Astray,
+                },
+                Some(Outbound::Close(..)) | None => return Ended::Gone,
             },
             chosen = async {
                 match thinking.as_mut() {
@@ -73,18 +110,20 @@ async fn run(handle: RoomHandle, seat: Seat, level: Level, pool: BotPool) {
                         sent_for = Some(v);
                         commands.push(Command::Move { mv, v });
                     }
-                    _ => warn!("the search gave no move"),
+                    _ => {
+                        warn!("the search gave no move; searching again");
+                        tokio::time::sleep(RETRY).await;
+                    }
                 }
             }
         }
         for command in commands {
             let cid = cid_of(&command);
-            if !handle.command(connected.conn, cid, command).await {
-                return;
+            if !handle.command(view.conn, cid, command).await {
+                return Ended::Gone;
             }
         }
     }
-    debug!("bot disconnected");
 }
 
 /// The cid of a bot's command. The room remembers a seat's cids in its stored events, across
@@ -99,140 +138,127 @@ fn cid_of(command: &Command) -> String {
     }
 }
 
-/// What the driver knows of its room, read from the frames it gets.
+/// The driver's copy of the game no longer matches an event of the room's.
+struct Astray;
+
+/// What the driver knows of its room: the game the room gave it at connection, kept up to date
+/// by the events that follow.
 struct View {
-    kind: GameKind,
     seat: Seat,
-    /// The game as of `position_version`; `None` before the snapshot.
-    game: Option<AnyGame>,
+    conn: u64,
+    game: AnyGame,
     /// The version of the last event that changed the position.
     position_version: i64,
     /// Whether the game is being played (`game_started` seen, `game_over` not).
     playing: bool,
+    /// A timed room's increment (from the snapshot), in milliseconds.
+    increment_ms: u64,
+    /// This seat's remaining time at the last event that carried the clocks.
+    remaining_ms: Option<u64>,
 }
 
 impl View {
-    fn new(kind: GameKind, seat: Seat) -> Self {
+    fn new(seat: Seat, connected: &BotConnected) -> Self {
         View {
-            kind,
             seat,
-            game: None,
-            position_version: 0,
-            playing: false,
+            conn: connected.conn,
+            game: connected.game.clone(),
+            position_version: connected.position_version,
+            playing: connected.playing,
+            increment_ms: 0,
+            remaining_ms: None,
         }
     }
 
-    /// The game to search and its position version, when this seat is on move.
-    fn to_think(&self) -> Option<(i64, AnyGame)> {
-        let game = self.game.as_ref().filter(|_| self.playing)?;
-        (game.to_move() == Some(self.seat)).then(|| (self.position_version, game.clone()))
+    /// The position version to answer, when this seat is on move.
+    fn on_move(&self) -> Option<i64> {
+        (self.playing && self.game.to_move() == Some(self.seat)).then_some(self.position_version)
     }
 
-    /// Takes in one frame; returns the commands it calls for (answers to offers).
-    fn read(&mut self, text: &str) -> Vec<Command> {
+    /// In a timed room, the most a search may take: a twentieth of the bot's remaining time plus
+    /// most of its increment, so that a bot never loses on time by thinking.
+    fn clock_cap(&self) -> Option<Duration> {
+        let remaining = self.remaining_ms?;
+        Some(Duration::from_millis(
+            remaining / 20 + self.increment_ms * 3 / 4,
+        ))
+    }
+
+    /// Takes in one frame; returns the commands it calls for (answers to offers), or `Astray`
+    /// when an event does not apply to the driver's copy of the game.
+    fn read(&mut self, text: &str) -> Result<Vec<Command>, Astray> {
         let Ok(frame) = serde_json::from_str::<Value>(text) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let v = frame["v"].as_i64();
         let d = &frame["d"];
+        self.read_clock(&d["clock"]);
         match frame["t"].as_str().unwrap_or_default() {
             "snapshot" => {
-                self.playing = d["status"] == "playing";
-                self.game = self.game_of_snapshot(d);
-                self.position_version = v.unwrap_or_default();
-                return d["offers"]
+                if let Some(increment_s) = d["clock"]["increment_s"].as_u64() {
+                    self.increment_ms = increment_s * 1000;
+                }
+                return Ok(d["offers"]
                     .as_array()
                     .into_iter()
                     .flatten()
                     .filter_map(|offer| self.answer_offer(offer))
-                    .collect();
+                    .collect());
             }
             "game_started" => {
                 self.playing = true;
-                self.set_position(d["position"].as_str(), v);
+                self.position_version = v.unwrap_or(self.position_version);
             }
             "moved" => {
-                let played = match (self.game.as_mut(), d["move"].as_str()) {
-                    (Some(game), Some(mv)) => game.play(mv).is_ok(),
-                    _ => false,
-                };
-                self.after_change(played, d["position"].as_str(), v);
+                let played = d["move"]
+                    .as_str()
+                    .is_some_and(|mv| self.game.play(mv).is_ok());
+                self.after_change(played, d, v)?;
             }
             "left" => {
-                let resigned = match (self.game.as_mut(), d["seat"].as_u64()) {
-                    (Some(game), Some(seat)) => Seat::try_from(seat)
-                        .is_ok_and(|seat| game.resign(seat).is_ok() || game.outcome().is_some()),
-                    _ => false,
-                };
-                self.after_change(resigned, d["position"].as_str(), v);
+                let left = d["seat"]
+                    .as_u64()
+                    .and_then(|seat| Seat::try_from(seat).ok())
+                    .is_some_and(|seat| self.game.resign(seat).is_ok());
+                self.after_change(left, d, v)?;
             }
             "game_over" => self.playing = false,
-            "offer" => return self.answer_offer(d).into_iter().collect(),
+            "offer" => return Ok(self.answer_offer(d).into_iter().collect()),
             "reject" => {
                 warn!(code = %d["code"], message = %d["message"], "the room refused the bot")
             }
             _ => {}
         }
-        Vec::new()
+        Ok(Vec::new())
     }
 
-    /// After a position change at version `v`: keeps the game when `applied` gave the same
-    /// position as the event, else reads the event's position text (losing only history such
-    /// as repetitions, which a search can do without).
-    fn after_change(&mut self, applied: bool, position: Option<&str>, v: Option<i64>) {
-        let same = applied
-            && position.is_none_or(|text| {
-                self.game.as_ref().map(Rules::position).as_deref() == Some(text)
-            });
-        if same {
-            self.position_version = v.unwrap_or(self.position_version);
-        } else {
-            self.set_position(position, v);
+    fn read_clock(&mut self, clock: &Value) {
+        if let Some(remaining) = clock["remaining_ms"][usize::from(self.seat)].as_u64() {
+            self.remaining_ms = Some(remaining);
         }
     }
 
-    fn set_position(&mut self, position: Option<&str>, v: Option<i64>) {
-        if let Some(text) = position {
-            self.game = self.game_from_text(text);
+    /// After an event that changed the position at version `v`: the change must have applied and
+    /// given the event's position.
+    fn after_change(&mut self, applied: bool, d: &Value, v: Option<i64>) -> Result<(), Astray> {
+        let same = d["position"]
+            .as_str()
+            .is_none_or(|text| text == self.game.position());
+        if !(applied && same) {
+            return Err(Astray);
         }
         self.position_version = v.unwrap_or(self.position_version);
-    }
-
-    /// The game of a snapshot: its moves replayed from its start position, so the history the
-    /// rules keep (repetitions, counting) is the room's; its current position alone when that
-    /// cannot be (a Khan-Tsin player left part-way, which the move list does not show).
-    fn game_of_snapshot(&self, d: &Value) -> Option<AnyGame> {
-        let position = d["position"].as_str()?;
-        let replayed = d["start_position"]
-            .as_str()
-            .and_then(|start| self.game_from_text(start))
-            .and_then(|mut game| {
-                for mv in d["moves"].as_array()? {
-                    game.play(mv.as_str()?).ok()?;
-                }
-                Some(game)
-            })
-            .filter(|game| game.position() == position);
-        replayed.or_else(|| self.game_from_text(position))
-    }
-
-    fn game_from_text(&self, text: &str) -> Option<AnyGame> {
-        let setup = GameOptions {
-            start_position: Some(text.to_owned()),
-            ..GameOptions::default()
-        };
-        AnyGame::new(self.kind, &setup).ok()
+        Ok(())
     }
 
     /// A bot declines the others' draw offers and accepts their rematch offers.
     fn answer_offer(&self, offer: &Value) -> Option<Command> {
         let id = offer["id"].as_u64()?;
-        if offer["by"].as_u64() == Some(u64::from(self.seat))
-            || offer["accepted"].as_array().is_some_and(|seats| {
-                seats
-                    .iter()
-                    .any(|s| s.as_u64() == Some(u64::from(self.seat)))
-            })
+        let mine = |seat: &Value| seat.as_u64() == Some(u64::from(self.seat));
+        if mine(&offer["by"])
+            || offer["accepted"]
+                .as_array()
+                .is_some_and(|seats| seats.iter().any(mine))
         {
             return None;
         }
@@ -247,46 +273,56 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{GameKind, GameOptions};
+    use serde_json::json;
 
     fn frame(t: &str, v: i64, d: Value) -> String {
         serde_json::json!({"t": t, "v": v, "d": d}).to_string()
     }
 
+    fn connected(kind: GameKind, playing: bool) -> BotConnected {
+        BotConnected {
+            conn: 7,
+            game: AnyGame::new(kind, &GameOptions::default()).expect("the standard start"),
+            position_version: 3,
+            playing,
+        }
+    }
+
     #[test]
-    fn the_view_follows_the_snapshot_and_the_moves_and_knows_when_to_think() {
-        let start = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1";
-        let mut view = View::new(GameKind::OukChatrang, 1);
-        view.read(&frame(
-            "snapshot",
-            3,
-            serde_json::json!({"status": "playing", "start_position": start, "position": start,
-                               "moves": [], "offers": []}),
-        ));
-        assert!(
-            view.to_think().is_none(),
-            "white is on move, the bot plays black"
+    fn the_view_follows_the_moves_and_knows_when_its_seat_is_on_move() {
+        let mut view = View::new(1, &connected(GameKind::OukChatrang, true));
+        assert_eq!(
+            view.on_move(),
+            None,
+            "White is on move, the bot plays Black"
         );
         let mut game = AnyGame::new(GameKind::OukChatrang, &GameOptions::default()).unwrap();
         game.play("e3e4").unwrap();
-        view.read(&frame(
-            "moved",
-            4,
-            serde_json::json!({"seat": 0, "move": "e3e4", "position": game.position(), "to_move": 1}),
-        ));
-        let (v, thought) = view.to_think().expect("black is on move");
-        assert_eq!((v, thought.position()), (4, game.position()));
-        view.read(&frame(
-            "game_over",
-            5,
-            serde_json::json!({"result": {"winner": 0, "reason": "resignation"}}),
-        ));
-        assert!(view.to_think().is_none());
+        let moved = json!({"seat": 0, "move": "e3e4", "position": game.position(), "to_move": 1,
+                           "clock": {"remaining_ms": [59000, 60000], "running": 1}});
+        assert!(view.read(&frame("moved", 4, moved)).is_ok());
+        assert_eq!(view.on_move(), Some(4));
+        assert_eq!(view.game.position(), game.position());
+        assert_eq!(view.clock_cap(), Some(Duration::from_millis(3000)));
+        let over = json!({"result": {"winner": 0, "reason": "resignation"}});
+        assert!(view.read(&frame("game_over", 5, over)).is_ok());
+        assert_eq!(view.on_move(), None);
+    }
+
+    #[test]
+    fn a_move_that_does_not_give_the_rooms_position_sends_the_driver_astray() {
+        let mut view = View::new(1, &connected(GameKind::OukChatrang, true));
+        let wrong = json!({"seat": 0, "move": "e3e4", "position": "8/8/8/8/8/8/8/K6k w - - 0 1"});
+        assert!(view.read(&frame("moved", 4, wrong)).is_err());
+        let illegal = json!({"seat": 0, "move": "e3e6"});
+        assert!(view.read(&frame("moved", 4, illegal)).is_err());
     }
 
     #[test]
     fn a_bot_declines_draws_and_accepts_rematches_of_the_others_only() {
-        let view = View::new(GameKind::Khan, 1);
-        let offer = |kind: &str, by: u8| serde_json::json!({"id": 4, "kind": kind, "by": by, "accepted": []});
+        let view = View::new(1, &connected(GameKind::Khan, false));
+        let offer = |kind: &str, by: u8| json!({"id": 4, "kind": kind, "by": by, "accepted": []});
         assert_eq!(
             view.answer_offer(&offer("draw", 0)),
             Some(Command::Decline { offer: 4 })
@@ -296,5 +332,7 @@ mod tests {
             Some(Command::Accept { offer: 4 })
         );
         assert_eq!(view.answer_offer(&offer("draw", 1)), None);
+        let accepted = json!({"id": 5, "kind": "rematch", "by": 0, "accepted": [1]});
+        assert_eq!(view.answer_offer(&accepted), None);
     }
 }

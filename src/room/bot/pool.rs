@@ -47,9 +47,12 @@ impl fmt::Debug for BotPool {
 }
 
 impl BotPool {
-    /// A pool running at most `threads` searches at once (at least 1).
+    /// The most search threads a pool takes, whatever it is asked for.
+    pub const MAX_THREADS: usize = 1024;
+
+    /// A pool running at most `threads` searches at once (1 to [`BotPool::MAX_THREADS`]).
     pub fn new(threads: usize) -> Self {
-        let threads = threads.max(1);
+        let threads = threads.clamp(1, Self::MAX_THREADS);
         BotPool {
             inner: Arc::new(Inner {
                 threads,
@@ -73,16 +76,26 @@ impl BotPool {
     }
 
     /// The move a bot at `level` plays in `game`, searched on the pool once a thread is free; the
-    /// deadline counts from the search's start. `None` when nobody is on move, or when the pool's
-    /// thread failed (a panic in the engine, logged by tokio). Dropping the future while it waits
-    /// leaves the queue; a search already running finishes within its budget and is discarded.
-    pub async fn think(&self, game: AnyGame, level: Level, seed: u64) -> Option<String> {
+    /// deadline counts from the search's start, and is at most `cap` away when one is given (a
+    /// bot's share of its remaining clock time). `None` when nobody is on move, or when the
+    /// pool's thread failed (a panic in the engine, logged by tokio). Dropping the future while
+    /// it waits leaves the queue; a search already running finishes within its budget and is
+    /// discarded.
+    pub async fn think(
+        &self,
+        game: AnyGame,
+        level: Level,
+        seed: u64,
+        cap: Option<Duration>,
+    ) -> Option<String> {
         let queued = Instant::now();
-        self.inner.waiting.fetch_add(1, Ordering::Relaxed);
-        let permit = self.inner.permits.clone().acquire_owned().await;
-        self.inner.waiting.fetch_sub(1, Ordering::Relaxed);
+        let permit = {
+            let _waiting = Waiting::new(&self.inner.waiting);
+            self.inner.permits.clone().acquire_owned().await
+        };
         let permit = permit.ok()?;
-        let budget = self.budget(level, self.waiting());
+        let shared = self.budget(level, self.waiting());
+        let budget = cap.map_or(shared, |cap| shared.min(cap));
         let search = tokio::task::spawn_blocking(move || {
             // The permit travels with the search: a thread is counted busy until it is done.
             let _permit = permit;
@@ -92,6 +105,23 @@ impl BotPool {
             chosen
         });
         search.await.ok().flatten()
+    }
+}
+
+/// One search in the queue, counted in `waiting` for as long as this lives: also when the future
+/// waiting for a thread is dropped.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn new(waiting: &'a AtomicUsize) -> Self {
+        waiting.fetch_add(1, Ordering::Relaxed);
+        Waiting(waiting)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -115,9 +145,35 @@ mod tests {
         let game = AnyGame::new(crate::rules::GameKind::OukChatrang, &Default::default())
             .expect("the standard start");
         let mv = pool
-            .think(game.clone(), Level::MIN, 7)
+            .think(game.clone(), Level::MIN, 7, None)
             .await
             .expect("a move");
         assert!(crate::rules::Rules::legal_moves(&game).contains(&mv));
+    }
+
+    #[tokio::test]
+    async fn a_search_given_up_while_it_waits_leaves_the_queue() {
+        let pool = BotPool::new(1);
+        let game = AnyGame::new(crate::rules::GameKind::Khan, &Default::default())
+            .expect("the standard start");
+        let running = tokio::spawn({
+            let pool = pool.clone();
+            let game = game.clone();
+            async move { pool.think(game, Level::MAX, 1, None).await }
+        });
+        while pool.inner.permits.available_permits() > 0 {
+            tokio::task::yield_now().await;
+        }
+        let queued = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.think(game, Level::MAX, 2, None).await }
+        });
+        while pool.waiting() == 0 {
+            tokio::task::yield_now().await;
+        }
+        queued.abort();
+        assert!(queued.await.is_err(), "the queued search was given up");
+        assert_eq!(pool.waiting(), 0);
+        assert!(running.await.expect("the search ran").is_some());
     }
 }
