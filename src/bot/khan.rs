@@ -338,17 +338,11 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::bot::tests::limits;
     use crate::bot::Level;
     use crate::rules::EndReason;
     use crate::rules::khan::START_TEXT;
 
-    fn limits(level: u8, seed: u64) -> Limits {
-        Limits {
-            level: Level::new(level).expect("a level"),
-            deadline: Instant::now() + Duration::from_secs(30),
-            seed,
-        }
-    }
 
     fn play_best(text: &str, level: u8) -> (String, crate::rules::Applied) {
         let game = Game::from_text(text).expect("a position");

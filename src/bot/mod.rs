@@ -134,9 +134,15 @@ fn random_move(game: &impl Rules, seed: u64) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::rules::{GameKind, GameOptions};
+
+    /// Limits of `level` (1 to 5) with a deadline 30 s away: the engines' depth and playout
+    /// limits end their searches, which the seed makes repeatable.
+    pub(in crate::bot) fn limits(level: u8, seed: u64) -> Limits {
+        Limits::from_now(Level::new(level).expect("a level"), Duration::from_secs(30), seed)
+    }
 
     fn start(kind: GameKind) -> AnyGame {
         AnyGame::new(kind, &GameOptions::default()).expect("the standard start")

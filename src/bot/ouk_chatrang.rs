@@ -334,16 +334,10 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::bot::tests::limits;
     use crate::bot::Level;
     use crate::rules::Rules;
 
-    fn limits(level: u8, seed: u64) -> Limits {
-        Limits {
-            level: Level::new(level).expect("a level"),
-            deadline: Instant::now() + Duration::from_secs(30),
-            seed,
-        }
-    }
 
     fn best(fen: &str, level: u8) -> String {
         let game = Game::from_fen(fen).expect("a FEN");
