@@ -177,10 +177,12 @@ fn check(load: &Load) -> anyhow::Result<()> {
     if connections > MAX_CONNECTIONS {
         bail!("{connections} connections asked for; at most {MAX_CONNECTIONS}");
     }
-    if !(load.rate > 0.0 && load.rate <= 100_000.0) {
+    if !(f64::MIN_POSITIVE..=100_000.0).contains(&load.rate) {
         bail!("--rate must be above 0 and at most 100000");
     }
-    if !(load.duration > 0.0 && load.duration <= 3600.0) || !(0.0..=600.0).contains(&load.warmup) {
+    if !(f64::MIN_POSITIVE..=3600.0).contains(&load.duration)
+        || !(0.0..=600.0).contains(&load.warmup)
+    {
         bail!("--duration must be above 0 and at most 3600, --warmup 0 to 600");
     }
     if !(2..=3).contains(&load.players)
@@ -398,6 +400,9 @@ async fn spectators(
     Ok(opened.load(std::sync::atomic::Ordering::SeqCst))
 }
 
+/// One row of the Markdown comparison: its label and how a phase's value is written.
+type ReportRow = (&'static str, Box<dyn Fn(&Phase) -> String>);
+
 /// The report as Markdown: the load, then one column per server.
 fn markdown(report: &Report) -> String {
     let l = &report.load;
@@ -434,7 +439,7 @@ fn markdown(report: &Report) -> String {
             each.join(", ")
         }
     };
-    let rows: Vec<(&str, Box<dyn Fn(&Phase) -> String>)> = vec![
+    let rows: Vec<ReportRow> = vec![
         ("moves/s", Box::new(|p| p.summary.moves_per_s.to_string())),
         ("moves acked", Box::new(|p| p.summary.moves.to_string())),
         (
