@@ -245,7 +245,7 @@ async fn bots_that_cannot_take_their_seats_are_a_bad_request() {
         (
             json!({"game": "khan-tsin", "seats": 3, "seat": 0,
                    "bots": [{"seat": 1, "level": 2}, {"seat": 1, "level": 3}]}),
-            "taken",
+            "seat 1 is given to two bots",
         ),
     ] {
         let (status, answer) = post(server.addr, "/api/rooms", &body).await;

@@ -338,11 +338,10 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::bot::tests::limits;
     use crate::bot::Level;
+    use crate::bot::tests::limits;
     use crate::rules::EndReason;
     use crate::rules::khan::START_TEXT;
-
 
     fn play_best(text: &str, level: u8) -> (String, crate::rules::Applied) {
         let game = Game::from_text(text).expect("a position");

@@ -141,7 +141,11 @@ pub(super) mod tests {
     /// Limits of `level` (1 to 5) with a deadline 30 s away: the engines' depth and playout
     /// limits end their searches, which the seed makes repeatable.
     pub(in crate::bot) fn limits(level: u8, seed: u64) -> Limits {
-        Limits::from_now(Level::new(level).expect("a level"), Duration::from_secs(30), seed)
+        Limits::from_now(
+            Level::new(level).expect("a level"),
+            Duration::from_secs(30),
+            seed,
+        )
     }
 
     fn start(kind: GameKind) -> AnyGame {

@@ -334,10 +334,9 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::bot::tests::limits;
     use crate::bot::Level;
+    use crate::bot::tests::limits;
     use crate::rules::Rules;
-
 
     fn best(fen: &str, level: u8) -> String {
         let game = Game::from_fen(fen).expect("a FEN");

@@ -90,6 +90,16 @@ fn creator_choice(request: &NewRoom, seats: usize) -> Result<SeatChoice, CreateE
         return Ok(request.seat.clone());
     }
     let is_bot = |seat: Seat| request.bots.iter().any(|(bot, _)| *bot == seat);
+    if let Some((twice, _)) = request
+        .bots
+        .iter()
+        .enumerate()
+        .find_map(|(i, (seat, _))| request.bots[..i].iter().find(|(other, _)| other == seat))
+    {
+        return Err(CreateError::Bots(format!(
+            "seat {twice} is given to two bots; one bot a seat"
+        )));
+    }
     match &request.seat {
         SeatChoice::Number(n) if is_bot(*n) => Err(CreateError::Bots(format!(
             "seat {n} is the creator's; a bot cannot take it too"

@@ -183,11 +183,15 @@ pub fn markdown(matches: &[MatchReport]) -> String {
         spec.game, spec.players, spec.seed, spec.opening_plies, spec.max_plies
     );
     if spec.players == 2 {
-        out.push_str("points in % (win 1, draw ½)");
+        out.push_str(
+            "points in % (win 1, draw ½), with a 95% Wilson score interval (draws as half a win).\n\n",
+        );
     } else {
-        out.push_str("its share of wins in % against the two A seats (an equal player wins 33.3%)");
+        out.push_str(
+            "its share of wins in % against the two A seats (an equal player wins 33.3%), with a \
+             95% Wilson score interval.\n\n",
+        );
     }
-    out.push_str(", with a 95% Wilson score interval (draws as half a win).\n\n");
     out.push_str(
         "| A v B | games | B wins | draws | B losses | B score % | 95% interval | expected % \
          | capped | mean plies | A think ms mean / p95 / max | B think ms mean / p95 / max |\n\
