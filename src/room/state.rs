@@ -1266,15 +1266,15 @@ mod tests {
     use super::*;
     use crate::rules::GameOptions;
 
-    /// A three-player Khan-Tsin room with every seat taken, before any move.
-    fn three_player_room() -> RoomState {
+    /// A three-player Khan-Tsin room with no seat taken.
+    fn empty_three_player_room() -> RoomState {
         let setup = GameOptions {
             players: Some(3),
             ..GameOptions::default()
         };
         let game = AnyGame::new(GameKind::KhanTsin, &setup).unwrap();
         let start = game.position();
-        let mut room = RoomState::new(
+        RoomState::new(
             Uuid::nil(),
             "abcdefgh".into(),
             Visibility::Private,
@@ -1282,7 +1282,12 @@ mod tests {
             game,
             start,
             Utc::now(),
-        );
+        )
+    }
+
+    /// A three-player Khan-Tsin room with every seat taken, before any move.
+    fn three_player_room() -> RoomState {
+        let mut room = empty_three_player_room();
         for seat in 0..3 {
             let (_, events) = room.decide_join(&SeatChoice::Number(seat), None).unwrap();
             apply_all(&mut room, &events);
@@ -1648,21 +1653,7 @@ mod tests {
     }
     #[test]
     fn a_bot_needs_no_vote_for_an_absent_person_to_leave() {
-        let setup = GameOptions {
-            players: Some(3),
-            ..GameOptions::default()
-        };
-        let game = AnyGame::new(GameKind::KhanTsin, &setup).unwrap();
-        let start = game.position();
-        let mut room = RoomState::new(
-            Uuid::nil(),
-            "abcdefgh".into(),
-            Visibility::Private,
-            json!({}),
-            game,
-            start,
-            Utc::now(),
-        );
+        let mut room = empty_three_player_room();
         let (_, events) = room.decide_join(&SeatChoice::Number(0), None).unwrap();
         apply_all(&mut room, &events);
         let level = Level::new(2).unwrap();
