@@ -9,7 +9,9 @@
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
-//! - [`server`]: start and stop a whole server from a [`config::Config`].
+//! - [`server`]: start and stop a whole server from a [`config::Config`];
+//! - [`telemetry`]: every Prometheus metric, and the exporter behind `GET /metrics`;
+//! - [`cli`]: the rules tools of the binary (`perft`, `moves`, `play`).
 
 #![warn(missing_docs)]
 
