@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::answers::Answers;
 use super::authority::Authority;
 use super::chat::{CHAT_HISTORY, RecentChat};
-use super::commit::{Author, NewSeat, stage};
+use super::commit::{Author, NewSeat, room_row, stage};
 use super::fanout::Logged;
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
@@ -25,7 +25,7 @@ use super::{Joined, RoomHandle, RoomSettings};
 use crate::bot::Level;
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
-use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility};
+use crate::store::{RoomRef, Store, StoreError, StoredRoom, Visibility};
 use rand::seq::IteratorRandom;
 
 /// What a person asks for when creating a room.
@@ -334,22 +334,6 @@ impl Registry {
             }
         }
         Ok(restored)
-    }
-}
-
-/// The room's own row for a room that has just been created.
-pub(super) fn room_row(state: &RoomState) -> RoomRow {
-    RoomRow {
-        id: state.id,
-        invite_code: state.invite_code.clone(),
-        game: state.kind(),
-        seats: state.game.players(),
-        visibility: state.visibility,
-        status: RoomStatus::Waiting,
-        version: state.version,
-        start_position: state.start_position.clone(),
-        options: state.options.clone(),
-        created_at: state.created_at,
     }
 }
 
