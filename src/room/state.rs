@@ -14,8 +14,8 @@ use uuid::Uuid;
 
 use crate::bot::Level;
 use crate::protocol::{
-    ChatChannel, ClockInfo, ClockView, Code, Command, CountingInfo, Event, OfferInfo, OfferKind,
-    RematchInfo, RematchSeat, ResultInfo, SeatInfo, Snapshot,
+    ChatChannel, ClockInfo, ClockView, Code, Command, Event, OfferInfo, OfferKind, RematchInfo,
+    RematchSeat, ResultInfo, SeatInfo, Snapshot,
 };
 use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 use crate::store::{GameRecord, RoomStatus, Visibility};
@@ -691,7 +691,7 @@ impl RoomState {
             display: applied.display,
             position: probe.position(),
             to_move: probe.to_move(),
-            counting: probe.counting().map(CountingInfo::from),
+            extra: probe.extra(),
             clock: None,
         }];
         events.extend(
@@ -1202,7 +1202,7 @@ impl RoomState {
             legal_moves_complete: legal
                 .filter(|legal| viewer.is_some() && viewer == on_move && !legal.complete)
                 .map(|_| false),
-            counting: self.game.counting().map(CountingInfo::from),
+            extra: self.game.extra(),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
             spectator_chat: self.spectator_chat,
@@ -1241,10 +1241,7 @@ impl RoomState {
             final_position: self.game.position(),
             moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
-            counting: self
-                .game
-                .counting()
-                .and_then(|c| serde_json::to_value(CountingInfo::from(c)).ok()),
+            extra: self.game.extra(),
             started_at: self.started_at,
             finished_at: self.finished_at.unwrap_or(self.created_at),
         })
