@@ -1,0 +1,415 @@
+//! A room's state as a plain state machine, with no I/O: commands are *decided* into events, and
+//! events are *applied* to the state.
+//!
+//! The split is what makes rooms durable: the room task decides, stores the events, and only then
+//! applies them; after a restart the registry rebuilds the very same state by applying the stored
+//! events in order. Applying never needs anything but the event, so the live path and the restore
+//! path cannot drift apart.
+//!
+//! This file holds the state itself, [`RoomState::decide`] (the one place that says which command
+//! goes where) and [`RoomState::apply`]; each concern's rules live beside it: [`seats`] (taking a
+//! seat, bots, tokens), [`play`] (moves, resignation, abort, the repetition claim), [`offers`]
+//! (draw and rematch offers), [`clocks`] (time control, lag compensation, flags), [`abandonment`]
+//! (leaving a game, claims and votes against an absent seat), [`chat`] (who may write where, and
+//! the text) and [`views`] (what a client or the game record is shown).
+
+mod abandonment;
+mod chat;
+mod clocks;
+mod offers;
+mod play;
+mod seats;
+#[cfg(test)]
+mod testing;
+mod views;
+
+pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
+pub use clocks::{ClockSettings, Clocks, MAX_LAG_COMPENSATION_MS, lag_compensation_ms};
+pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
+pub use views::LegalMoves;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::protocol::{Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo};
+use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
+use crate::store::{RoomStatus, Visibility};
+
+/// Why a command was refused: a protocol code and a sentence. Nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The reject code sent to the client (`reject.d.code`).
+    pub code: Code,
+    /// What is wrong, for people (`reject.d.message`).
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal with `code` and a sentence for people.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Refusal {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// A move as played: canonical and display notation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// Canonical notation (Ouk Chatrang: UCI), as stored and sent in `moved.d.move`.
+    pub notation: String,
+    /// For people (Ouk Chatrang: SAN), as sent in `moved.d.display`.
+    pub display: String,
+}
+
+/// Everything about a room that events change. Cloned to preview a command's effect before it is
+/// stored.
+#[derive(Clone, Debug)]
+pub struct RoomState {
+    /// The room's id (a UUID).
+    pub id: Uuid,
+    /// The invite code (8 lowercase characters, see [`super::token`]).
+    pub invite_code: String,
+    /// Whether the lobby lists the room.
+    pub visibility: Visibility,
+    /// The `options` object of the create request, as given (e.g. `start_position`).
+    pub options: Value,
+    /// The start position as given, or the game's standard start; stored moves replay from it.
+    pub start_position: String,
+    /// When the room was created (UTC).
+    pub created_at: DateTime<Utc>,
+    /// One slot per seat, in seat order.
+    pub seats: Vec<SeatSlot>,
+    /// `waiting` until every seat is taken, then `playing`, then `finished`.
+    pub status: RoomStatus,
+    /// The version of the last applied event.
+    pub version: i64,
+    /// The version of the last event that changed the position; a move sent at an older version is
+    /// stale.
+    pub position_version: i64,
+    /// The game in progress: the position plus the history the rules need.
+    pub game: AnyGame,
+    /// Every move played, in order.
+    pub moves: Vec<PlayedMove>,
+    /// The open offers; `game_over` clears them.
+    pub offers: Vec<OfferInfo>,
+    next_offer_id: u64,
+    /// Per seat, the number of moves played when it last offered a draw: one offer per move.
+    draw_offered_at: Vec<Option<usize>>,
+    /// Per seat, the number of moves played when it left a game that went on without it.
+    left_after: Vec<Option<usize>>,
+    /// The outcome, once a `game_over` has been applied.
+    pub result: Option<Outcome>,
+    /// When `game_started` was applied.
+    pub started_at: Option<DateTime<Utc>>,
+    /// When `game_over` was applied.
+    pub finished_at: Option<DateTime<Utc>>,
+    /// The room creator's seat (the seat of the `seat_taken` at version 1): it may turn the
+    /// spectators' chat on and off.
+    pub creator: Option<Seat>,
+    /// Whether spectators may chat (`options.spectator_chat` at creation, then
+    /// `spectator_chat` events).
+    pub spectator_chat: bool,
+    /// Per seat, whether it has made a move (until every seat still in play has, `abort` ends the
+    /// game).
+    moved: Vec<bool>,
+    /// Per seat, how many rematch offers it has made.
+    rematch_offers: Vec<u32>,
+    /// The rematch made after this game, once every seat agreed.
+    pub rematch: Option<RematchInfo>,
+    /// The clocks of a timed room (`options.clock`); `None` for an untimed one.
+    pub clock: Option<Clocks>,
+}
+
+/// Maps a rules refusal onto the protocol's reject code.
+fn rule_code(code: RuleErrorCode) -> Code {
+    match code {
+        RuleErrorCode::BadNotation => Code::BadNotation,
+        RuleErrorCode::GameOver => Code::GameOver,
+        RuleErrorCode::CannotClaim => Code::CannotClaim,
+        RuleErrorCode::IllegalMove
+        | RuleErrorCode::BadPosition
+        | RuleErrorCode::UnknownGame
+        | RuleErrorCode::BadOption => Code::IllegalMove,
+    }
+}
+
+impl RoomState {
+    /// A new, empty room: no seat taken, version 0. `start_position` is the text `game` was read
+    /// from (or its standard start): kept as given, because a restart replays the stored moves from
+    /// exactly that text, and a position written back by the rules module may carry less (e.g. where
+    /// a count it started began).
+    pub fn new(
+        id: Uuid,
+        invite_code: String,
+        visibility: Visibility,
+        options: Value,
+        game: AnyGame,
+        start_position: String,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        let seats_len = usize::from(game.players());
+        let seats = vec![SeatSlot::default(); seats_len];
+        RoomState {
+            id,
+            invite_code,
+            visibility,
+            start_position,
+            created_at,
+            seats,
+            status: RoomStatus::Waiting,
+            version: 0,
+            position_version: 0,
+            game,
+            moves: Vec::new(),
+            offers: Vec::new(),
+            next_offer_id: 1,
+            draw_offered_at: vec![None; seats_len],
+            left_after: vec![None; seats_len],
+            result: None,
+            started_at: None,
+            finished_at: None,
+            creator: None,
+            spectator_chat: options
+                .get("spectator_chat")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
+            moved: vec![false; seats_len],
+            rematch_offers: vec![0; seats_len],
+            rematch: None,
+            clock: options
+                .get("clock")
+                .and_then(|c| serde_json::from_value::<ClockSettings>(c.clone()).ok())
+                .map(|settings| Clocks {
+                    settings,
+                    remaining_ms: vec![settings.initial_ms(); seats_len],
+                    running: None,
+                }),
+            options,
+        }
+    }
+
+    /// Which game the room plays.
+    pub fn kind(&self) -> GameKind {
+        self.game.kind()
+    }
+
+    /// The seat on move while the game is being played.
+    pub fn seat_on_move(&self) -> Option<Seat> {
+        (self.status == RoomStatus::Playing)
+            .then(|| self.game.to_move())
+            .flatten()
+    }
+
+    /// The events a player's command makes, or why it is refused.
+    pub fn decide(&self, seat: Seat, command: &Command) -> Result<Vec<Event>, Refusal> {
+        // What a room allows in every status: chat settings, and what comes after a game.
+        match command {
+            Command::Chat { .. } => {
+                return Err(Refusal::new(Code::BadMessage, "chat is not a game command"));
+            }
+            Command::SetSpectatorChat { enabled } => {
+                return self.decide_spectator_chat(seat, *enabled);
+            }
+            Command::OfferRematch => return self.decide_offer_rematch(seat),
+            Command::Accept { offer } if self.is_rematch_offer(*offer) => {
+                return self.decide_accept_rematch(seat, *offer);
+            }
+            Command::Decline { offer } if self.is_rematch_offer(*offer) => {
+                return Ok(vec![Event::OfferDeclined { id: *offer }]);
+            }
+            Command::Accept { offer } | Command::Decline { offer }
+                if self.status == RoomStatus::Finished =>
+            {
+                return Err(Refusal::new(
+                    Code::NoSuchOffer,
+                    format!("there is no open offer {offer}: the game is over"),
+                ));
+            }
+            Command::AddBot { seat, level } => return self.decide_bot_join(*seat, *level),
+            Command::Abort if self.status == RoomStatus::Waiting => {
+                // The creator of a room nobody has joined yet cancels it.
+                return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
+            }
+            _ => {}
+        }
+        self.check_in_play()?;
+        if !self.game.in_play().contains(&seat) {
+            // A player who left a game that goes on has no say in it any more (offers included).
+            return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
+        }
+        match command {
+            Command::Move { mv, v } => self.decide_move(seat, mv, *v),
+            Command::Resign => self.decide_resign(seat),
+            Command::OfferDraw => self.decide_offer_draw(seat),
+            Command::Abort => self.decide_abort(),
+            Command::OfferRematch
+            | Command::Chat { .. }
+            | Command::SetSpectatorChat { .. }
+            | Command::AddBot { .. } => Ok(Vec::new()),
+            Command::Accept { offer } => self.decide_accept(seat, *offer),
+            Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
+                Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
+                None => Err(Refusal::new(
+                    Code::NoSuchOffer,
+                    format!("there is no open offer {offer}"),
+                )),
+            },
+            Command::ClaimVictory => Err(Refusal::new(
+                Code::CannotClaim,
+                "the player on move is not away long enough for a claim",
+            )),
+            Command::ClaimDraw { reason } => {
+                if reason != EndReason::Repetition.as_str() {
+                    return Err(Refusal::new(
+                        Code::CannotClaim,
+                        format!("a draw can be claimed for \"repetition\" only, not {reason:?}"),
+                    ));
+                }
+                let mut probe = self.game.clone();
+                let outcome = probe
+                    .claim_draw(seat, EndReason::Repetition)
+                    .map_err(|e| Refusal::new(Code::CannotClaim, e.message))?;
+                Ok(vec![game_over(outcome)])
+            }
+        }
+    }
+
+    /// A game command needs the game on: `not_your_turn` before it started (a seat is still
+    /// free), `game_over` after it ended.
+    fn check_in_play(&self) -> Result<(), Refusal> {
+        match self.status {
+            RoomStatus::Waiting => Err(Refusal::new(
+                Code::NotYourTurn,
+                "the game has not started: a seat is still free",
+            )),
+            RoomStatus::Finished => Err(Refusal::new(Code::GameOver, "the game is over")),
+            RoomStatus::Playing => Ok(()),
+        }
+    }
+
+    /// Applies one event made at version `v` and time `at`. An error means the event does not fit
+    /// this state (a corrupt or foreign event log): the state may then be partly changed and must be
+    /// dropped.
+    pub fn apply(&mut self, v: i64, event: &Event, at: DateTime<Utc>) -> Result<(), String> {
+        if v != self.version + 1 {
+            return Err(format!(
+                "event version {v} does not follow {}",
+                self.version
+            ));
+        }
+        match event {
+            Event::SeatTaken {
+                seat, name, bot, ..
+            } => {
+                let slot = self
+                    .seats
+                    .get_mut(usize::from(*seat))
+                    .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
+                slot.taken = true;
+                slot.name = name.clone();
+                slot.bot = *bot;
+                if v == 1 {
+                    self.creator = Some(*seat);
+                }
+            }
+            Event::GameStarted { clock, .. } => {
+                self.apply_clock(clock.as_ref());
+                self.status = RoomStatus::Playing;
+                self.started_at = Some(at);
+                self.position_version = v;
+            }
+            Event::Moved {
+                seat, mv, clock, ..
+            } => {
+                self.apply_clock(clock.as_ref());
+                if self.game.to_move() != Some(*seat) {
+                    return Err(format!(
+                        "stored move {mv} is by seat {seat}, who is not on move"
+                    ));
+                }
+                let applied = self
+                    .game
+                    .play(mv)
+                    .map_err(|e| format!("stored move {mv}: {e}"))?;
+                self.moves.push(PlayedMove {
+                    notation: applied.notation,
+                    display: applied.display,
+                });
+                if let Some(moved) = self.moved.get_mut(usize::from(*seat)) {
+                    *moved = true;
+                }
+                self.position_version = v;
+            }
+            Event::Offer(offer) => {
+                self.offers.push(offer.clone());
+                self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
+                if offer.kind == OfferKind::Draw
+                    && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
+                {
+                    *at = Some(self.moves.len());
+                }
+                if offer.kind == OfferKind::Rematch
+                    && let Some(count) = self.rematch_offers.get_mut(usize::from(offer.by))
+                {
+                    *count += 1;
+                }
+            }
+            Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
+            Event::OfferAccepted { id, by } => {
+                let offer = self
+                    .offers
+                    .iter_mut()
+                    .find(|o| o.id == *id)
+                    .ok_or_else(|| format!("offer_accepted names offer {id}, which is not open"))?;
+                offer.accepted.push(*by);
+            }
+            // The rules skipped the seat already when they played the move before.
+            Event::Skipped { .. } => {}
+            Event::Left { seat, clock, .. } => {
+                self.apply_clock(clock.as_ref());
+                let on_move = self.game.to_move();
+                self.game
+                    .resign(*seat)
+                    .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
+                if let Some(left) = self.left_after.get_mut(usize::from(*seat)) {
+                    *left = Some(self.moves.len());
+                }
+                // Only when the turn passed does a move sent before this come too late.
+                if self.game.to_move() != on_move {
+                    self.position_version = v;
+                }
+            }
+            Event::GameOver { result, clock } => {
+                self.apply_clock(clock.as_ref());
+                self.result = Some(Outcome::from(*result));
+                if let Some(clocks) = &mut self.clock {
+                    clocks.running = None;
+                }
+                self.status = RoomStatus::Finished;
+                self.offers.clear();
+                self.finished_at = Some(at);
+                self.position_version = v;
+            }
+            Event::Rematch(info) => {
+                if self.status != RoomStatus::Finished {
+                    return Err("a rematch before the game is over".into());
+                }
+                self.rematch = Some(info.clone());
+                self.offers.clear();
+            }
+            Event::SpectatorChat { enabled } => self.spectator_chat = *enabled,
+        }
+        self.version = v;
+        Ok(())
+    }
+}
+
+fn game_over(outcome: Outcome) -> Event {
+    Event::GameOver {
+        result: ResultInfo::from(outcome),
+        clock: None,
+    }
+}
