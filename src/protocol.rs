@@ -17,6 +17,9 @@ use uuid::Uuid;
 use crate::bot::Level;
 use crate::rules::{EndReason, Extra, Outcome, Seat};
 
+mod server_frame;
+pub use server_frame::ServerFrame;
+
 /// The protocol version this server speaks (`hello.d.protocol`).
 pub const PROTOCOL_VERSION: u32 = 1;
 
