@@ -26,7 +26,7 @@ use tracing::{Instrument, debug, error, info, info_span, warn};
 use super::answers::{Answer, Answers};
 use super::bot;
 use super::commit::{Author, NewSeat, stage};
-use super::state::{LegalMoves, RoomState, SeatChoice, clean_chat_text, lag_compensation_ms};
+use super::state::{Absence, Decision, LegalMoves, RoomState, SeatChoice, lag_compensation_ms};
 use super::token::{hash_token, new_seat_token};
 use super::{
     BotConnected, ConnectError, Connected, INBOX_CAPACITY, JoinError, Joined, Outbound, Request,
@@ -458,29 +458,15 @@ impl Actor {
         (self.settings.clock.now_ms().saturating_sub(since) >= grace).then_some(seat)
     }
 
-    /// A `claim_victory` (or, when `draw`, `claim_draw {reason: "abandoned"}`) by `seat`.
-    fn claim_abandoned(
-        &mut self,
-        seat: Seat,
-        draw: bool,
-    ) -> Result<Vec<Event>, super::state::Refusal> {
+    /// What the claims against an absent seat need to know: the claimable seat, and the votes
+    /// against it (votes against another seat, or from before it was claimable, do not count).
+    fn absence(&self) -> Absence<'_> {
         let claimable = self.claimable();
-        if claimable != self.votes_against {
-            self.votes.clear();
-            self.votes_against = claimable;
-        }
-        let mut voters = self.votes.clone();
-        if !voters.contains(&seat) {
-            voters.push(seat);
-        }
-        let decided = self
-            .state
-            .decide_claim_abandoned(seat, claimable, draw, &voters);
-        if decided.as_ref().is_ok_and(Vec::is_empty) {
-            debug!(?seat, against = ?claimable, "abandonment vote");
-            self.votes = voters;
-        }
-        decided
+        let votes = match claimable {
+            Some(_) if claimable == self.votes_against => self.votes.as_slice(),
+            _ => &[],
+        };
+        Absence { claimable, votes }
     }
 
     /// The game clock's reading now, and the time since the last clock event.
@@ -964,80 +950,63 @@ impl Actor {
         }
     }
 
-    /// A chat message from connection `conn` (of `seat`, or a spectator's): checked, stored, sent
-    /// to every connection that reads its channel (the writer's included), acknowledged with the
-    /// room's current version (chat makes no event). A player's repeated cid gets the same answer
-    /// and the message is not repeated; spectators' cids are not remembered.
+    /// A chat message from connection `conn` (of `seat`, or a spectator's), checked and cleaned by
+    /// [`RoomState::decide`]: stored, sent to every connection that reads its channel (the
+    /// writer's included), acknowledged with the room's current version (chat makes no event). A
+    /// player's cid is remembered, so that a repeat gets the same answer and the message is not
+    /// repeated; spectators' cids are not remembered.
     async fn chat(
         &mut self,
         conn: u64,
         seat: Option<Seat>,
         cid: String,
         channel: ChatChannel,
-        text: &str,
+        text: String,
     ) {
-        if let Some(answer) = seat.and_then(|seat| self.answers.get(seat, &cid)) {
-            debug!(cid, "repeated cid: same answer");
-            self.answer(conn, &cid, answer);
+        let name = match seat {
+            Some(seat) => self
+                .state
+                .seats
+                .get(usize::from(seat))
+                .and_then(|slot| slot.name.clone()),
+            None => self.conns.get(&conn).and_then(|c| c.name.clone()),
+        };
+        // A failed insert may still have been stored: never reuse its seq.
+        self.chat.last_seq += 1;
+        let row = ChatRow {
+            seq: self.chat.last_seq,
+            channel: channel.as_str().to_owned(),
+            seat,
+            name: name.clone(),
+            text: text.clone(),
+            created_at: now(),
+        };
+        if let Err(e) = self.store.insert_chat(self.state.id, &row).await {
+            warn!(error = %e, "a chat message could not be stored");
+            telemetry::command("chat", Some(Code::Unavailable.as_str()));
+            let message = "could not store the message; send it again".to_owned();
+            self.reject(conn, &cid, Code::Unavailable, message);
             return;
         }
-        let checked = self
-            .state
-            .may_write_chat(seat, channel)
-            .and_then(|()| clean_chat_text(text));
-        let answer = match checked {
-            Err(refusal) => Answer::Reject(refusal.code, refusal.message),
-            Ok(text) => {
-                let name = match seat {
-                    Some(seat) => self
-                        .state
-                        .seats
-                        .get(usize::from(seat))
-                        .and_then(|slot| slot.name.clone()),
-                    None => self.conns.get(&conn).and_then(|c| c.name.clone()),
-                };
-                // A failed insert may still have been stored: never reuse its seq.
-                self.chat.last_seq += 1;
-                let row = ChatRow {
-                    seq: self.chat.last_seq,
-                    channel: channel.as_str().to_owned(),
-                    seat,
-                    name: name.clone(),
-                    text: text.clone(),
-                    created_at: now(),
-                };
-                if let Err(e) = self.store.insert_chat(self.state.id, &row).await {
-                    warn!(error = %e, "a chat message could not be stored");
-                    telemetry::command("chat", Some(Code::Unavailable.as_str()));
-                    let message = "could not store the message; send it again".to_owned();
-                    self.reject(conn, &cid, Code::Unavailable, message);
-                    return;
-                }
-                let message = ChatMessage {
-                    channel,
-                    seat,
-                    name,
-                    text,
-                    at: row.created_at,
-                };
-                let frame: Arc<str> = protocol::frame("chat", None, &message).into();
-                let dead: Vec<u64> = self
-                    .conns
-                    .iter()
-                    .filter(|(_, c)| RoomState::may_read_chat(c.seat, channel))
-                    .filter(|(_, c)| c.out.try_send(Outbound::Text(frame.clone())).is_err())
-                    .map(|(id, _)| *id)
-                    .collect();
-                self.drop_conns(dead);
-                self.chat.push(row.seq, message);
-                Answer::Ack(self.state.version)
-            }
+        let message = ChatMessage {
+            channel,
+            seat,
+            name,
+            text,
+            at: row.created_at,
         };
-        let code = match &answer {
-            Answer::Reject(code, _) => Some(code.as_str()),
-            Answer::Ack(_) => None,
-        };
-        telemetry::command("chat", code);
+        let frame: Arc<str> = protocol::frame("chat", None, &message).into();
+        let dead: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| RoomState::may_read_chat(c.seat, channel))
+            .filter(|(_, c)| c.out.try_send(Outbound::Text(frame.clone())).is_err())
+            .map(|(id, _)| *id)
+            .collect();
+        self.drop_conns(dead);
+        self.chat.push(row.seq, message);
+        telemetry::command("chat", None);
+        let answer = Answer::Ack(self.state.version);
         if let Some(seat) = seat {
             self.answers
                 .remember_unstored(seat, cid.clone(), answer.clone());
@@ -1053,19 +1022,10 @@ impl Actor {
         received: tokio::time::Instant,
         rtt_ms: Option<u64>,
     ) {
-        let Some(seat) = self.conns.get(&conn).map(|c| c.seat) else {
+        let Some(viewer) = self.conns.get(&conn).map(|c| c.seat) else {
             return;
         };
-        if let Command::Chat { channel, text } = &command {
-            return self.chat(conn, seat, cid, *channel, text).await;
-        }
-        let Some(seat) = seat else {
-            let message = "spectators cannot send commands".to_owned();
-            telemetry::command(command.name(), Some(Code::NotAPlayer.as_str()));
-            self.reject(conn, &cid, Code::NotAPlayer, message);
-            return;
-        };
-        if let Some(answer) = self.answers.get(seat, &cid) {
+        if let Some(answer) = viewer.and_then(|seat| self.answers.get(seat, &cid)) {
             debug!(cid, "repeated cid: same answer");
             self.answer(conn, &cid, answer);
             return;
@@ -1078,20 +1038,27 @@ impl Actor {
             return;
         }
         let (now_ms, elapsed) = self.clock_now();
-        let decided = match &command {
-            Command::ClaimVictory => self.claim_abandoned(seat, false),
-            Command::ClaimDraw { reason } if reason == EndReason::Abandoned.as_str() => {
-                self.claim_abandoned(seat, true)
-            }
-            _ => self.state.decide(seat, &command),
-        };
-        let answer = match decided {
+        let answer = match self.state.decide(viewer, &command, self.absence()) {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
                 Answer::Reject(refusal.code, refusal.message)
             }
-            Ok(events) if events.is_empty() => Answer::Ack(self.state.version),
-            Ok(mut events) => {
+            Ok(Decision::Chat { channel, text }) => {
+                return self.chat(conn, viewer, cid, channel, text).await;
+            }
+            Ok(Decision::Vote { against, voters }) => {
+                debug!(?viewer, against, "abandonment vote");
+                self.votes_against = Some(against);
+                self.votes = voters;
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { events, .. }) if events.is_empty() => {
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events {
+                by: seat,
+                mut events,
+            }) => {
                 let compensation = match command {
                     Command::Move { .. } => rtt_ms.map_or(0, lag_compensation_ms),
                     _ => 0,
@@ -1145,8 +1112,10 @@ impl Actor {
             Answer::Ack(_) => None,
         };
         telemetry::command(command.name(), code);
-        self.answers
-            .remember_unstored(seat, cid.clone(), answer.clone());
+        if let Some(seat) = viewer {
+            self.answers
+                .remember_unstored(seat, cid.clone(), answer.clone());
+        }
         self.answer(conn, &cid, answer);
     }
 }

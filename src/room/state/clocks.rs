@@ -221,7 +221,7 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, three_player_room, timed_room};
+    use super::super::testing::{apply_all, decide_events, three_player_room, timed_room};
     use super::*;
     use crate::protocol::Command;
     use crate::rules::GameKind;
@@ -233,7 +233,7 @@ mod tests {
             mv,
             v: room.version,
         };
-        let mut events = room.decide(seat, &command).unwrap();
+        let mut events = decide_events(room, seat, &command).unwrap();
         room.stamp_clocks(&mut events, elapsed_ms, compensation_ms, Utc::now());
         apply_all(room, &events);
         match &events[0] {

@@ -23,6 +23,7 @@ mod seats;
 mod testing;
 mod views;
 
+pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
 pub use clocks::{ClockSettings, Clocks, MAX_LAG_COMPENSATION_MS, lag_compensation_ms};
 pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
@@ -32,7 +33,9 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::protocol::{Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo};
+use crate::protocol::{
+    ChatChannel, Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo,
+};
 use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 use crate::store::{RoomStatus, Visibility};
 
@@ -53,6 +56,36 @@ impl Refusal {
             message: message.into(),
         }
     }
+}
+
+/// What the room task does with a command [`RoomState::decide`] did not refuse.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Store these events, then apply and publish them, and acknowledge with the version of the
+    /// last. None: nothing changes, and the command is acknowledged at the room's version.
+    Events {
+        /// The seat whose command it was (spectators make no events).
+        by: Seat,
+        /// The events, in order.
+        events: Vec<Event>,
+    },
+    /// A vote of three players against the absent seat `against` that is not yet decisive: the
+    /// room task remembers `voters` (the voter included) in place of the votes it had, makes no
+    /// event and acknowledges at the room's version.
+    Vote {
+        /// The absent seat on move the vote is against.
+        against: Seat,
+        /// Every seat that has voted against it so far, in voting order.
+        voters: Vec<Seat>,
+    },
+    /// A chat message for the room task to store and send to whoever reads `channel`; chat makes
+    /// no event.
+    Chat {
+        /// The channel written to, which the writer may write to.
+        channel: ChatChannel,
+        /// The text as stored and sent (see [`clean_chat_text`]).
+        text: String,
+    },
 }
 
 /// A move as played: canonical and display notation.
@@ -203,90 +236,61 @@ impl RoomState {
             .flatten()
     }
 
-    /// The events a player's command makes, or why it is refused.
-    pub fn decide(&self, seat: Seat, command: &Command) -> Result<Vec<Event>, Refusal> {
-        // What a room allows in every status: chat settings, and what comes after a game.
-        match command {
-            Command::Chat { .. } => {
-                return Err(Refusal::new(Code::BadMessage, "chat is not a game command"));
+    /// What a command of `by` (`None`: a spectator's connection) decides, or why it is refused.
+    /// `absence` is what the room task knows of an absent seat on move, for the claims against
+    /// it. Spectators may only chat (`not_a_player` otherwise). A refusal changes nothing; the
+    /// room task acts on a decision (see [`Decision`]).
+    pub fn decide(
+        &self,
+        by: Option<Seat>,
+        command: &Command,
+        absence: Absence<'_>,
+    ) -> Result<Decision, Refusal> {
+        let player =
+            || by.ok_or_else(|| Refusal::new(Code::NotAPlayer, "spectators cannot send commands"));
+        let events = match command {
+            Command::Chat { channel, text } => return self.decide_chat(by, *channel, text),
+            Command::ClaimVictory => return self.decide_claim_abandoned(player()?, absence, false),
+            Command::ClaimDraw { reason } if reason == EndReason::Abandoned.as_str() => {
+                return self.decide_claim_abandoned(player()?, absence, true);
             }
+            Command::ClaimDraw { reason } => self.decide_claim_draw(player()?, reason),
+            Command::Move { mv, v } => self.decide_move(player()?, mv, *v),
+            Command::Resign => self.decide_resign(player()?),
+            Command::Abort => self.decide_abort(player()?),
+            Command::OfferDraw => self.decide_offer_draw(player()?),
+            Command::OfferRematch => self.decide_offer_rematch(player()?),
+            Command::Accept { offer } => self.decide_accept(player()?, *offer),
+            Command::Decline { offer } => self.decide_decline(player()?, *offer),
             Command::SetSpectatorChat { enabled } => {
-                return self.decide_spectator_chat(seat, *enabled);
+                self.decide_spectator_chat(player()?, *enabled)
             }
-            Command::OfferRematch => return self.decide_offer_rematch(seat),
-            Command::Accept { offer } if self.is_rematch_offer(*offer) => {
-                return self.decide_accept_rematch(seat, *offer);
+            Command::AddBot { seat, level } => {
+                player()?;
+                self.decide_bot_join(*seat, *level)
             }
-            Command::Decline { offer } if self.is_rematch_offer(*offer) => {
-                return Ok(vec![Event::OfferDeclined { id: *offer }]);
-            }
-            Command::Accept { offer } | Command::Decline { offer }
-                if self.status == RoomStatus::Finished =>
-            {
-                return Err(Refusal::new(
-                    Code::NoSuchOffer,
-                    format!("there is no open offer {offer}: the game is over"),
-                ));
-            }
-            Command::AddBot { seat, level } => return self.decide_bot_join(*seat, *level),
-            Command::Abort if self.status == RoomStatus::Waiting => {
-                // The creator of a room nobody has joined yet cancels it.
-                return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
-            }
-            _ => {}
-        }
-        self.check_in_play()?;
-        if !self.game.in_play().contains(&seat) {
-            // A player who left a game that goes on has no say in it any more (offers included).
-            return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
-        }
-        match command {
-            Command::Move { mv, v } => self.decide_move(seat, mv, *v),
-            Command::Resign => self.decide_resign(seat),
-            Command::OfferDraw => self.decide_offer_draw(seat),
-            Command::Abort => self.decide_abort(),
-            Command::OfferRematch
-            | Command::Chat { .. }
-            | Command::SetSpectatorChat { .. }
-            | Command::AddBot { .. } => Ok(Vec::new()),
-            Command::Accept { offer } => self.decide_accept(seat, *offer),
-            Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
-                Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
-                None => Err(Refusal::new(
-                    Code::NoSuchOffer,
-                    format!("there is no open offer {offer}"),
-                )),
-            },
-            Command::ClaimVictory => Err(Refusal::new(
-                Code::CannotClaim,
-                "the player on move is not away long enough for a claim",
-            )),
-            Command::ClaimDraw { reason } => {
-                if reason != EndReason::Repetition.as_str() {
-                    return Err(Refusal::new(
-                        Code::CannotClaim,
-                        format!("a draw can be claimed for \"repetition\" only, not {reason:?}"),
-                    ));
-                }
-                let mut probe = self.game.clone();
-                let outcome = probe
-                    .claim_draw(seat, EndReason::Repetition)
-                    .map_err(|e| Refusal::new(Code::CannotClaim, e.message))?;
-                Ok(vec![game_over(outcome)])
-            }
-        }
+        }?;
+        Ok(Decision::Events {
+            by: player()?,
+            events,
+        })
     }
 
-    /// A game command needs the game on: `not_your_turn` before it started (a seat is still
-    /// free), `game_over` after it ended.
-    fn check_in_play(&self) -> Result<(), Refusal> {
+    /// `seat` as the author of a game command: the game is on (`not_your_turn` before it started,
+    /// a seat being still free; `game_over` after it ended) and `seat` still plays in it (a
+    /// player who left a game that goes on has no say in it any more, offers included:
+    /// `not_a_player`).
+    fn in_play(&self, seat: Seat) -> Result<Seat, Refusal> {
         match self.status {
             RoomStatus::Waiting => Err(Refusal::new(
                 Code::NotYourTurn,
                 "the game has not started: a seat is still free",
             )),
             RoomStatus::Finished => Err(Refusal::new(Code::GameOver, "the game is over")),
-            RoomStatus::Playing => Ok(()),
+            RoomStatus::Playing if !self.game.in_play().contains(&seat) => {
+                Err(Refusal::new(Code::NotAPlayer, "you have left this game"))
+            }
+            RoomStatus::Playing => Ok(seat),
         }
     }
 

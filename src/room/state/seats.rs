@@ -124,7 +124,7 @@ impl RoomState {
     }
 
     /// `seat_taken` for `seat`, and `game_started` when it is the last free seat.
-    pub(super) fn seat_taken_events(
+    fn seat_taken_events(
         &self,
         seat: Seat,
         name: Option<String>,
