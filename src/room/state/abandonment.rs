@@ -136,7 +136,7 @@ mod tests {
     };
     use super::*;
     use crate::bot::Level;
-    use crate::protocol::Command;
+    use crate::protocol::{ClaimReason, Command};
     use crate::room::state::SeatChoice;
     use crate::rules::GameKind;
 
@@ -151,7 +151,7 @@ mod tests {
     ) -> Result<Decision, Refusal> {
         let command = if draw {
             Command::ClaimDraw {
-                reason: "abandoned".into(),
+                reason: ClaimReason::Abandoned,
             }
         } else {
             Command::ClaimVictory

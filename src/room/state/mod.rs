@@ -34,9 +34,9 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::protocol::{
-    ChatChannel, Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo,
+    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo,
 };
-use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
+use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 use crate::store::{RoomStatus, Visibility};
 
 /// Why a command was refused: a protocol code and a sentence. Nothing changed.
@@ -251,10 +251,12 @@ impl RoomState {
         let events = match command {
             Command::Chat { channel, text } => return self.decide_chat(by, *channel, text),
             Command::ClaimVictory => return self.decide_claim_abandoned(player()?, absence, false),
-            Command::ClaimDraw { reason } if reason == EndReason::Abandoned.as_str() => {
-                return self.decide_claim_abandoned(player()?, absence, true);
-            }
-            Command::ClaimDraw { reason } => self.decide_claim_draw(player()?, reason),
+            Command::ClaimDraw {
+                reason: ClaimReason::Abandoned,
+            } => return self.decide_claim_abandoned(player()?, absence, true),
+            Command::ClaimDraw {
+                reason: ClaimReason::Repetition,
+            } => self.decide_claim_repetition(player()?),
             Command::Move { mv, v } => self.decide_move(player()?, mv, *v),
             Command::Resign => self.decide_resign(player()?),
             Command::Abort => self.decide_abort(player()?),

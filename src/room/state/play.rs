@@ -85,21 +85,11 @@ impl RoomState {
         self.decide_leave(self.in_play(seat)?, EndReason::Resignation)
     }
 
-    /// A draw claimed by `seat` for `reason`: only `repetition`, and only when the rules grant it
-    /// (Ouk Chatrang: the seat on move, the position seen three times, O-16); `cannot_claim`
-    /// otherwise.
-    pub(super) fn decide_claim_draw(
-        &self,
-        seat: Seat,
-        reason: &str,
-    ) -> Result<Vec<Event>, Refusal> {
+    /// A draw claimed by `seat` for a repetition, when the rules grant it (Ouk Chatrang: the seat
+    /// on move, the position seen three times, O-16; never in Khan and Khan-Tsin, whose draws are
+    /// automatic); `cannot_claim` otherwise.
+    pub(super) fn decide_claim_repetition(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         let seat = self.in_play(seat)?;
-        if reason != EndReason::Repetition.as_str() {
-            return Err(Refusal::new(
-                Code::CannotClaim,
-                format!("a draw can be claimed for \"repetition\" only, not {reason:?}"),
-            ));
-        }
         let mut probe = self.game.clone();
         let outcome = probe
             .claim_draw(seat, EndReason::Repetition)
