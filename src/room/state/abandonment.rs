@@ -63,6 +63,18 @@ impl RoomState {
         Ok(events)
     }
 
+    /// `seat` leaves the game that goes on without it: the rules take it out of the turn order,
+    /// and the record keeps when it left.
+    pub(super) fn apply_left(&mut self, seat: Seat) -> Result<(), String> {
+        self.game
+            .resign(seat)
+            .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
+        if let Some(left) = self.left_after.get_mut(usize::from(seat)) {
+            *left = Some(self.moves.len());
+        }
+        Ok(())
+    }
+
     /// A claim against an absent seat on move (`claim_victory`, or `claim_draw {reason:
     /// "abandoned"}` when `draw`) by `seat`. Two players: the claimer wins (or the game is drawn)
     /// by `abandoned`. Three players: a vote; once every other person still in the game voted

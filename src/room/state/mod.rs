@@ -7,11 +7,11 @@
 //! path cannot drift apart.
 //!
 //! This file holds the state itself, [`RoomState::decide`] (the one place that says which command
-//! goes where) and [`RoomState::apply`]; each concern's rules live beside it: [`seats`] (taking a
-//! seat, bots, tokens), [`play`] (moves, resignation, abort, the repetition claim), [`offers`]
-//! (draw and rematch offers), [`clocks`] (time control, lag compensation, flags), [`abandonment`]
-//! (leaving a game, claims and votes against an absent seat), [`chat`] (who may write where, and
-//! the text) and [`views`] (what a client or the game record is shown).
+//! goes where) and [`RoomState::apply`]; each concern's rules live beside it: `seats.rs` (taking a
+//! seat, bots, tokens), `play.rs` (moves, resignation, abort, the repetition claim), `offers.rs`
+//! (draw and rematch offers), `clocks.rs` (time control, lag compensation, flags),
+//! `abandonment.rs` (leaving a game, claims and votes against an absent seat), `chat.rs` (who may
+//! write where, and the text) and `views.rs` (what a client or the game record is shown).
 
 mod abandonment;
 mod chat;
@@ -34,7 +34,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::protocol::{
-    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo,
+    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RematchInfo, ResultInfo,
 };
 use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 use crate::store::{RoomStatus, Visibility};
@@ -97,8 +97,9 @@ pub struct PlayedMove {
     pub display: String,
 }
 
-/// Everything about a room that events change. Cloned to preview a command's effect before it is
-/// stored.
+/// Everything about a room that events change. [`RoomState::decide`] only reads it;
+/// [`RoomState::apply`] is the one way it changes (the room task applies a command's events as it
+/// stages their commit, and reloads the room from the database when the commit fails).
 #[derive(Clone, Debug)]
 pub struct RoomState {
     /// The room's id (a UUID).
@@ -115,7 +116,8 @@ pub struct RoomState {
     pub created_at: DateTime<Utc>,
     /// One slot per seat, in seat order.
     pub seats: Vec<SeatSlot>,
-    /// `waiting` until every seat is taken, then `playing`, then `finished`.
+    /// `waiting` until every seat is taken, then `playing`, then `finished` (also straight from
+    /// `waiting`, when the room is cancelled or expires).
     pub status: RoomStatus,
     /// The version of the last applied event.
     pub version: i64,
@@ -126,7 +128,7 @@ pub struct RoomState {
     pub game: AnyGame,
     /// Every move played, in order.
     pub moves: Vec<PlayedMove>,
-    /// The open offers; `game_over` clears them.
+    /// The open offers; `game_over` and `rematch` clear them.
     pub offers: Vec<OfferInfo>,
     next_offer_id: u64,
     /// Per seat, the number of moves played when it last offered a draw: one offer per move.
@@ -309,18 +311,7 @@ impl RoomState {
         match event {
             Event::SeatTaken {
                 seat, name, bot, ..
-            } => {
-                let slot = self
-                    .seats
-                    .get_mut(usize::from(*seat))
-                    .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
-                slot.taken = true;
-                slot.name = name.clone();
-                slot.bot = *bot;
-                if v == 1 {
-                    self.creator = Some(*seat);
-                }
-            }
+            } => self.apply_seat_taken(v, *seat, name, *bot)?,
             Event::GameStarted { clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 self.status = RoomStatus::Playing;
@@ -331,38 +322,10 @@ impl RoomState {
                 seat, mv, clock, ..
             } => {
                 self.apply_clock(clock.as_ref());
-                if self.game.to_move() != Some(*seat) {
-                    return Err(format!(
-                        "stored move {mv} is by seat {seat}, who is not on move"
-                    ));
-                }
-                let applied = self
-                    .game
-                    .play(mv)
-                    .map_err(|e| format!("stored move {mv}: {e}"))?;
-                self.moves.push(PlayedMove {
-                    notation: applied.notation,
-                    display: applied.display,
-                });
-                if let Some(moved) = self.moved.get_mut(usize::from(*seat)) {
-                    *moved = true;
-                }
+                self.apply_moved(*seat, mv)?;
                 self.position_version = v;
             }
-            Event::Offer(offer) => {
-                self.offers.push(offer.clone());
-                self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
-                if offer.kind == OfferKind::Draw
-                    && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
-                {
-                    *at = Some(self.moves.len());
-                }
-                if offer.kind == OfferKind::Rematch
-                    && let Some(count) = self.rematch_offers.get_mut(usize::from(offer.by))
-                {
-                    *count += 1;
-                }
-            }
+            Event::Offer(offer) => self.apply_offer(offer),
             Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
             Event::OfferAccepted { id, by } => {
                 let offer = self
@@ -377,12 +340,7 @@ impl RoomState {
             Event::Left { seat, clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 let on_move = self.game.to_move();
-                self.game
-                    .resign(*seat)
-                    .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
-                if let Some(left) = self.left_after.get_mut(usize::from(*seat)) {
-                    *left = Some(self.moves.len());
-                }
+                self.apply_left(*seat)?;
                 // Only when the turn passed does a move sent before this come too late.
                 if self.game.to_move() != on_move {
                     self.position_version = v;

@@ -171,6 +171,22 @@ impl RoomState {
         }])
     }
 
+    /// Opens `offer`, and counts it against its seat's limits.
+    pub(super) fn apply_offer(&mut self, offer: &OfferInfo) {
+        self.offers.push(offer.clone());
+        self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
+        if offer.kind == OfferKind::Draw
+            && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
+        {
+            *at = Some(self.moves.len());
+        }
+        if offer.kind == OfferKind::Rematch
+            && let Some(count) = self.rematch_offers.get_mut(usize::from(offer.by))
+        {
+            *count += 1;
+        }
+    }
+
     /// A draw offer by `seat`, one per move; offering when another seat's offer is open accepts it.
     pub(super) fn decide_offer_draw(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         let seat = self.in_play(seat)?;

@@ -2,12 +2,15 @@
 //! draw claimed for a repetition. The rules module says what is legal; this file turns its answer
 //! into events.
 
-use super::{Refusal, RoomState, game_over, rule_code};
+use super::{PlayedMove, Refusal, RoomState, game_over, rule_code};
 use crate::protocol::{Code, CountingInfo, Event, OfferKind};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
 use crate::store::RoomStatus;
 
 impl RoomState {
+    /// A move `mv` (game notation) by `seat`, sent for the position of version `v`: `moved`, the
+    /// seats skipped after it, and `game_over` when it ends the game (otherwise the draw offers
+    /// the mover had not accepted are declined).
     pub(super) fn decide_move(&self, seat: Seat, mv: &str, v: i64) -> Result<Vec<Event>, Refusal> {
         let seat = self.in_play(seat)?;
         if v > self.version || v < self.position_version {
@@ -57,8 +60,30 @@ impl RoomState {
         Ok(events)
     }
 
-    /// An abort by `seat`: the creator of a room nobody has joined yet cancels it; once the game
-    /// is on, only while some player still in the game has not made a move.
+    /// Plays the stored move `mv` of `seat` on the game and records it.
+    pub(super) fn apply_moved(&mut self, seat: Seat, mv: &str) -> Result<(), String> {
+        if self.game.to_move() != Some(seat) {
+            return Err(format!(
+                "stored move {mv} is by seat {seat}, who is not on move"
+            ));
+        }
+        let applied = self
+            .game
+            .play(mv)
+            .map_err(|e| format!("stored move {mv}: {e}"))?;
+        self.moves.push(PlayedMove {
+            notation: applied.notation,
+            display: applied.display,
+        });
+        if let Some(moved) = self.moved.get_mut(usize::from(seat)) {
+            *moved = true;
+        }
+        Ok(())
+    }
+
+    /// An abort by `seat`: while the room waits for players, any player seated in it cancels it;
+    /// once the game is on, only while some player still in the game has not made a move
+    /// (`cannot_abort`).
     pub(super) fn decide_abort(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         if self.status == RoomStatus::Waiting {
             return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);

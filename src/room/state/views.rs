@@ -89,7 +89,6 @@ impl RoomState {
         }
     }
 
-    /// `[{"seat", "color", "name"}]` for the game record.
     /// `[{"seat", "color", "name", "left_after"}]` for the game record: `left_after` is the number
     /// of moves played when the seat left a game that went on without it (`null` otherwise), so the
     /// record replays.
