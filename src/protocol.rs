@@ -18,6 +18,9 @@ use crate::bot::Level;
 use crate::rules::ouk_chatrang::{Counting, CountingKind};
 use crate::rules::{EndReason, Outcome, Seat};
 
+mod server_frame;
+pub use server_frame::ServerFrame;
+
 /// The protocol version this server speaks (`hello.d.protocol`).
 pub const PROTOCOL_VERSION: u32 = 1;
 

@@ -314,7 +314,10 @@ pub async fn lobby(
     // A waiting room past its time expires when its task next runs; the lobby leaves it out now.
     let ttl = chrono::Duration::from_std(state.config.limits.waiting_room_ttl())
         .unwrap_or(chrono::Duration::MAX);
-    let oldest = crate::store::now()
+    let oldest = state
+        .config
+        .clock
+        .now_utc()
         .checked_sub_signed(ttl)
         .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     let rooms: Vec<Value> = state

@@ -13,7 +13,9 @@ use super::state::RoomState;
 use crate::bot::Level;
 use crate::protocol::{Event, RematchInfo};
 use crate::rules::{AnyGame, GameOptions, Rules, Seat};
-use crate::store::{Commit, CountingRow, CreatedRoom, EventRow, MoveRow, SeatRow};
+use crate::store::{
+    Commit, CountingRow, CreatedRoom, EventRow, MoveRow, RoomRow, RoomStatus, SeatRow,
+};
 
 /// Who made a command's events: the seat, and the command's cid when it came over a socket (a
 /// join has none).
@@ -26,6 +28,22 @@ pub(super) struct Author<'a> {
 /// `events` numbered from the version after `version`.
 fn numbered(version: i64, events: &[Event]) -> impl Iterator<Item = (i64, &Event)> {
     (version + 1..).zip(events)
+}
+
+/// The room's own row for a room that has just been created.
+pub(super) fn room_row(state: &RoomState) -> RoomRow {
+    RoomRow {
+        id: state.id,
+        invite_code: state.invite_code.clone(),
+        game: state.kind(),
+        seats: state.game.players(),
+        visibility: state.visibility,
+        status: RoomStatus::Waiting,
+        version: state.version,
+        start_position: state.start_position.clone(),
+        options: state.options.clone(),
+        created_at: state.created_at,
+    }
 }
 
 /// A seat taken by the events being staged, and the hash of its new token.
@@ -173,11 +191,11 @@ fn rematch_room(
         clock: None,
     });
     fresh.stamp_clocks(&mut events, 0, 0, at);
-    let room = super::registry::room_row(&fresh);
+    let room = room_row(&fresh);
     for (v, event) in numbered(0, &events) {
         fresh.apply(v, event, at)?;
     }
-    if fresh.status != crate::store::RoomStatus::Playing {
+    if fresh.status != RoomStatus::Playing {
         return Err("the rematch room did not start".into());
     }
     let rows = numbered(0, &events)

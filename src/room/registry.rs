@@ -14,16 +14,18 @@ use serde_json::Value;
 use tracing::{error, info};
 use uuid::Uuid;
 
-use super::actor::{Actor, CHAT_HISTORY, Logged, RecentChat};
 use super::answers::Answers;
-use super::commit::{Author, NewSeat, stage};
+use super::authority::Authority;
+use super::chat::{CHAT_HISTORY, RecentChat};
+use super::commit::{Author, NewSeat, room_row, stage};
+use super::fanout::Logged;
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
 use crate::bot::Level;
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
-use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility, now};
+use crate::store::{RoomRef, Store, StoreError, StoredRoom, Visibility};
 use rand::seq::IteratorRandom;
 
 /// What a person asks for when creating a room.
@@ -161,7 +163,7 @@ impl Registry {
     }
 
     /// Starts `actor`'s task unless a live task already runs its room, and returns the running one.
-    fn start_unless_running(&self, actor: Actor) -> RoomHandle {
+    fn start_unless_running(&self, actor: Authority) -> RoomHandle {
         let mut rooms = self.rooms();
         if let Some(running) = rooms.by_id.get(&actor.room_id()).filter(|h| !h.is_closed()) {
             return running.clone();
@@ -199,7 +201,7 @@ impl Registry {
                 request.options.clone(),
                 game.clone(),
                 start_position.clone(),
-                now(),
+                self.settings.clock.now_utc(),
             );
             let choice = creator_choice(&request, state.seats.len())?;
             let (seat, mut events) = state
@@ -250,7 +252,7 @@ impl Registry {
                 color: next.game.color(seat).to_owned(),
                 seat_token,
             };
-            let handle = self.start_unless_running(Actor::new(
+            let handle = self.start_unless_running(Authority::new(
                 next,
                 log,
                 Answers::default(),
@@ -335,24 +337,8 @@ impl Registry {
     }
 }
 
-/// The room's own row for a room that has just been created.
-pub(super) fn room_row(state: &RoomState) -> RoomRow {
-    RoomRow {
-        id: state.id,
-        invite_code: state.invite_code.clone(),
-        game: state.kind(),
-        seats: state.game.players(),
-        visibility: state.visibility,
-        status: RoomStatus::Waiting,
-        version: state.version,
-        start_position: state.start_position.clone(),
-        options: state.options.clone(),
-        created_at: state.created_at,
-    }
-}
-
 /// Rebuilds a room task's state by applying its stored events in order.
-fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<Actor, String> {
+fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<Authority, String> {
     let room = stored.room;
     // The start position text holds everything a game is set up with (players, layout, ...).
     let setup = GameOptions {
@@ -396,5 +382,5 @@ fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<A
             room.id, state.version, room.version
         ));
     }
-    Ok(Actor::new(state, log, answers, store, settings))
+    Ok(Authority::new(state, log, answers, store, settings))
 }

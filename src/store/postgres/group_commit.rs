@@ -21,7 +21,8 @@ use sqlx::postgres::PgPool;
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
-use super::{Commit, StoreError, codec, now, truncate_to_micros};
+use crate::store::codec;
+use crate::store::{Commit, StoreError, now, truncate_to_micros};
 
 /// Most commits one statement writes.
 const MAX_BATCH: usize = 256;
@@ -52,7 +53,7 @@ impl GroupCommit {
         GroupCommit { queue }
     }
 
-    /// Writes `c` (see [`Store::commit`](super::Store::commit) for what and its errors) and returns
+    /// Writes `c` (see [`Store::commit`](crate::store::Store::commit) for what and its errors) and returns
     /// once it is durable or failed.
     pub async fn commit(&self, c: &Commit) -> Result<(), StoreError> {
         codec::check_commit(c)?;
@@ -116,7 +117,7 @@ async fn write(pool: &PgPool, batch: Vec<Job>) {
         }
     };
     for job in retry.into_iter().chain(alone) {
-        let result = super::postgres::commit_alone(pool, &job.commit).await;
+        let result = super::commit_alone(pool, &job.commit).await;
         let _ = job.done.send(result);
     }
 }
