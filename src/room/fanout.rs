@@ -389,6 +389,125 @@ fn frame_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::room::state::SeatChoice;
+    use crate::rules::{AnyGame, GameKind, GameOptions, Rules};
+    use crate::store::Visibility;
+
+    /// A two-player Ouk Chatrang room before anyone joined.
+    fn empty_room() -> RoomState {
+        let game = AnyGame::new(GameKind::OukChatrang, &GameOptions::default()).unwrap();
+        let start = game.position();
+        let (id, code, options) = (uuid::Uuid::nil(), "abcdefgh".into(), serde_json::json!({}));
+        RoomState::new(
+            id,
+            code,
+            Visibility::Private,
+            options,
+            game,
+            start,
+            chrono::Utc::now(),
+        )
+    }
+
+    /// `seat` joins `room`: its events, applied and logged at their versions.
+    fn join(room: &mut RoomState, seat: u8) -> Vec<Logged> {
+        let (_, events) = room.decide_join(&SeatChoice::Number(seat), None).unwrap();
+        let mut logged = Vec::new();
+        for event in events {
+            let v = room.version + 1;
+            room.apply(v, &event, chrono::Utc::now()).unwrap();
+            logged.push(Logged::new(v, event));
+        }
+        logged
+    }
+
+    /// A connection of `seat` with room for `capacity` frames, and its queue.
+    fn newcomer(seat: Option<Seat>, capacity: usize) -> (Newcomer, mpsc::Receiver<Outbound>) {
+        let (out, frames) = mpsc::channel(capacity);
+        let newcomer = Newcomer {
+            seat,
+            bot: false,
+            name: None,
+            out,
+        };
+        (newcomer, frames)
+    }
+
+    fn nothing_to_catch_up() -> Catchup<'static> {
+        Catchup {
+            connected: &[false, false],
+            chat: Vec::new(),
+            clock: None,
+        }
+    }
+
+    /// The frames waiting in `frames`, as (t, v, whether they carry legal moves).
+    fn received(frames: &mut mpsc::Receiver<Outbound>) -> Vec<(String, Option<i64>, bool)> {
+        let mut seen = Vec::new();
+        while let Ok(Outbound::Text(text)) = frames.try_recv() {
+            let frame: Value = serde_json::from_str(&text).unwrap();
+            let legal = frame["d"].get("legal_moves").is_some();
+            let t = frame["t"].as_str().unwrap().to_owned();
+            seen.push((t, frame["v"].as_i64(), legal));
+        }
+        seen
+    }
+
+    fn event(t: &str, v: i64, legal: bool) -> (String, Option<i64>, bool) {
+        (t.to_owned(), Some(v), legal)
+    }
+
+    #[test]
+    fn published_events_reach_each_connection_in_order_or_it_is_dropped() {
+        let mut room = empty_room();
+        let mut fanout = Fanout::new(join(&mut room, 0));
+        let (watcher, mut watcher_frames) = newcomer(None, 64);
+        let (white, mut white_frames) = newcomer(Some(0), 64);
+        // Black's queue holds its welcome, its snapshot and one event more.
+        let (black, mut black_frames) = newcomer(Some(1), 3);
+        for conn in [watcher, white, black] {
+            let catchup = nothing_to_catch_up();
+            fanout.connect(conn, None, &room, catchup).unwrap();
+        }
+        let committed = join(&mut room, 1);
+        assert_eq!(committed.len(), 2, "seat_taken, then game_started");
+        let dropped = fanout.publish(committed, &room);
+
+        let welcome = ("welcome".to_owned(), None, false);
+        let snapshot = ("snapshot".to_owned(), Some(1), false);
+        let seat_taken = event("seat_taken", 2, false);
+        assert_eq!(
+            received(&mut watcher_frames),
+            [
+                welcome.clone(),
+                snapshot.clone(),
+                seat_taken.clone(),
+                event("game_started", 3, false)
+            ]
+        );
+        assert_eq!(
+            received(&mut white_frames)[2..],
+            [seat_taken.clone(), event("game_started", 3, true)],
+            "only the seat on move gets the legal moves"
+        );
+        assert_eq!(received(&mut black_frames), [welcome, snapshot, seat_taken]);
+        assert_eq!(dropped.len(), 1, "Black could not take version 3");
+        assert_eq!(dropped[0].seat, Some(1));
+        assert_eq!(fanout.len(), 2);
+
+        // Reconnecting after version 1, White is replayed versions 2 and 3, legal moves included.
+        let (white, mut white_frames) = newcomer(Some(0), 64);
+        fanout
+            .connect(white, Some(1), &room, nothing_to_catch_up())
+            .unwrap();
+        assert_eq!(
+            received(&mut white_frames)[1..],
+            [
+                event("seat_taken", 2, false),
+                event("game_started", 3, true)
+            ]
+        );
+    }
 
     fn skipped(v: i64) -> Logged {
         Logged::new(v, Event::Skipped { seat: 0 })

@@ -162,10 +162,10 @@ impl Registry {
             .cloned()
     }
 
-    /// Starts `actor`'s task unless a live task already runs its room, and returns the running one.
-    fn start_unless_running(&self, actor: Authority) -> RoomHandle {
+    /// Starts `task` unless a live task already runs its room, and returns the running one.
+    fn start_unless_running(&self, task: Authority) -> RoomHandle {
         let mut rooms = self.rooms();
-        if let Some(running) = rooms.by_id.get(&actor.room_id()).filter(|h| !h.is_closed()) {
+        if let Some(running) = rooms.by_id.get(&task.room_id()).filter(|h| !h.is_closed()) {
             return running.clone();
         }
         if rooms.by_id.len() >= rooms.sweep_at {
@@ -174,7 +174,7 @@ impl Registry {
             by_code.retain(|_, id| by_id.contains_key(id));
             rooms.sweep_at = FIRST_SWEEP.max(2 * rooms.by_id.len());
         }
-        let handle = actor.spawn();
+        let handle = task.spawn();
         rooms.by_code.insert(handle.invite_code.clone(), handle.id);
         rooms.by_id.insert(handle.id, handle.clone());
         handle
@@ -289,10 +289,10 @@ impl Registry {
             return Ok(None);
         };
         let chat = self.recent_chat(stored.room.id).await?;
-        let actor = restore(stored, self.store.clone(), self.settings.clone())
+        let task = restore(stored, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
             .with_chat(chat);
-        Ok(Some(self.start_unless_running(actor)))
+        Ok(Some(self.start_unless_running(task)))
     }
 
     /// The room's recent chat from the store.
@@ -324,8 +324,8 @@ impl Registry {
             };
             let chat = self.recent_chat(id).await?;
             match restore(stored, self.store.clone(), self.settings.clone()) {
-                Ok(actor) => {
-                    self.start_unless_running(actor.with_chat(chat));
+                Ok(task) => {
+                    self.start_unless_running(task.with_chat(chat));
                     restored += 1;
                 }
                 Err(e) => {

@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::RoomState;
-use crate::protocol::{CountingInfo, ResultInfo, SeatInfo, Snapshot};
+use crate::protocol::{ResultInfo, SeatInfo, Snapshot};
 use crate::rules::{AnyGame, Rules, Seat};
 use crate::store::GameRecord;
 
@@ -79,7 +79,7 @@ impl RoomState {
             legal_moves_complete: legal
                 .filter(|legal| viewer.is_some() && viewer == on_move && !legal.complete)
                 .map(|_| false),
-            counting: self.game.counting().map(CountingInfo::from),
+            extra: self.game.extra(),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
             spectator_chat: self.spectator_chat,
@@ -89,11 +89,10 @@ impl RoomState {
         }
     }
 
-    /// `[{"seat", "color", "name"}]` for the game record.
     /// `[{"seat", "color", "name", "left_after"}]` for the game record: `left_after` is the number
     /// of moves played when the seat left a game that went on without it (`null` otherwise), so the
     /// record replays.
-    pub(super) fn players(&self) -> Value {
+    fn players(&self) -> Value {
         Value::Array(
             self.seat_infos(&[])
                 .into_iter()
@@ -118,10 +117,7 @@ impl RoomState {
             final_position: self.game.position(),
             moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
-            counting: self
-                .game
-                .counting()
-                .and_then(|c| serde_json::to_value(CountingInfo::from(c)).ok()),
+            extra: self.game.extra(),
             started_at: self.started_at,
             finished_at: self.finished_at.unwrap_or(self.created_at),
         })
@@ -130,15 +126,15 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, three_player_room_after_placement};
+    use super::super::testing::{apply_all, decide_events, three_player_room_after_placement};
     use crate::protocol::Command;
 
     #[test]
     fn the_record_of_a_game_that_went_on_says_who_left_and_when() {
         let mut room = three_player_room_after_placement();
-        let events = room.decide(1, &Command::Resign).unwrap();
+        let events = decide_events(&room, 1, &Command::Resign).unwrap();
         apply_all(&mut room, &events);
-        let events = room.decide(0, &Command::Resign).unwrap();
+        let events = decide_events(&room, 0, &Command::Resign).unwrap();
         apply_all(&mut room, &events);
         let record = room.game_record().unwrap();
         assert_eq!(
