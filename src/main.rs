@@ -60,8 +60,9 @@ enum Command {
 struct GameArgs {
     /// `ouk-chatrang`, `khan` or `khan-tsin`.
     game: String,
-    /// Start from this position (the game's position text; for Ouk Chatrang a FEN).
-    #[arg(long, visible_alias = "fen")]
+    /// Start from this position (the game's position text; for Ouk Chatrang a FEN). Taken as
+    /// written even when it begins with `-` (a Khan-Tsin board whose first square is empty).
+    #[arg(long, visible_alias = "fen", allow_hyphen_values = true)]
     position: Option<String>,
     /// Khan-Tsin: 2 or 3 players (default 2; a --position says it already).
     #[arg(long)]
