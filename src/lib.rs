@@ -6,6 +6,7 @@
 //! - [`rules`]: the pure rules of every game (no I/O);
 //! - [`bot`]: computer opponents' move choice (no I/O; searched on the server's worker pool);
 //! - [`protocol`]: the wire messages of `PROTOCOL.md`;
+//! - [`json`]: client JSON read strictly (no key twice);
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
@@ -17,6 +18,7 @@ pub mod api;
 pub mod bot;
 pub mod cli;
 pub mod config;
+pub mod json;
 pub mod protocol;
 pub mod room;
 pub mod rules;

@@ -339,7 +339,7 @@ struct SpectatorChatData {
 
 /// Parses one text frame from a client. Never panics; every failure says what is wrong.
 pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
-    let value: Value = serde_json::from_str(text).map_err(|e| BadFrame {
+    let value = crate::json::from_str(text).map_err(|e| BadFrame {
         cid: None,
         message: format!("not JSON: {e}"),
     })?;

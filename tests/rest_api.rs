@@ -150,6 +150,7 @@ async fn requests_with_bad_input_get_typed_errors() {
     );
     let response = reqwest::Client::new()
         .post(format!("http://{}/api/rooms", server.addr))
+        .header("content-type", "application/json")
         .body("x".repeat(20_000))
         .send()
         .await

@@ -4,6 +4,7 @@
 //! straight from the store; they never decide a rule.
 
 mod error;
+mod extract;
 mod limits;
 mod pgn;
 mod proxy;
@@ -70,6 +71,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state.clone());
     if prefix.is_empty() {
@@ -81,6 +83,7 @@ pub fn router(state: AppState) -> Router {
             .with_state(state)
             .nest(&prefix, routes)
             .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
     }
 }
 
@@ -111,4 +114,12 @@ async fn metrics(State(state): State<AppState>) -> Result<String, ApiError> {
 
 async fn not_found() -> ApiError {
     ApiError::not_found("no such endpoint")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this path does not take this method",
+    )
 }

@@ -2,19 +2,18 @@
 //! lobby, and read finished games (JSON and PGN).
 
 use axum::Json;
-use axum::body::Bytes;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
+use super::extract::{ApiPath, JsonBytes};
 use super::{pgn, proxy, record};
 use crate::bot::Level;
 use crate::room::registry::{CreateError, NewRoom};
@@ -73,14 +72,6 @@ struct BotWire {
 struct JoinBody {
     name: Option<String>,
     seat: Option<SeatWire>,
-}
-
-/// Reads a JSON body; an empty body reads as `T::default()` when `empty` is given.
-fn parse_body<T: DeserializeOwned>(body: &Bytes, empty: Option<T>) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return empty.ok_or_else(|| ApiError::bad_request("the request needs a JSON body"));
-    }
-    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
 }
 
 /// A display name: trimmed, at most [`MAX_NAME_CHARS`] characters, no control characters.
@@ -180,7 +171,7 @@ pub async fn create_room(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    body: Bytes,
+    body: JsonBytes,
 ) -> Result<Response, ApiError> {
     if *state.shutdown.borrow() {
         return Err(ApiError::new(
@@ -200,7 +191,7 @@ pub async fn create_room(
             ),
         ));
     }
-    let body: CreateBody = parse_body(&body, None)?;
+    let body: CreateBody = body.parse(None)?;
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
     })?;
@@ -276,7 +267,7 @@ pub async fn create_room(
 /// `GET /api/rooms/{room_id or invite_code}`: the room summary.
 pub async fn room_summary(
     State(state): State<AppState>,
-    Path(reference): Path<String>,
+    ApiPath(reference): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let room = find_room(&state, &reference).await?;
     let summary = room.summary().await.ok_or_else(ApiError::unavailable)?;
@@ -286,10 +277,10 @@ pub async fn room_summary(
 /// `POST /api/rooms/{invite_code}/join`: 200 `{room_id, seat, color, seat_token}`; 409 `room_full`.
 pub async fn join_room(
     State(state): State<AppState>,
-    Path(reference): Path<String>,
-    body: Bytes,
+    ApiPath(reference): ApiPath<String>,
+    body: JsonBytes,
 ) -> Result<Response, ApiError> {
-    let body: JoinBody = parse_body(&body, Some(JoinBody::default()))?;
+    let body: JoinBody = body.parse(Some(JoinBody::default()))?;
     let room = find_room(&state, &reference).await?;
     let choice = body.seat.map_or(SeatChoice::Random, SeatChoice::from);
     let joined = room
@@ -348,7 +339,7 @@ async fn finished_game(state: &AppState, room_id: &str) -> Result<GameRecord, Ap
 /// `GET /api/games/{room_id}`: a finished game.
 pub async fn game_record(
     State(state): State<AppState>,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
     // The players' channel, all of it, with what was said after the game too.
@@ -389,7 +380,7 @@ pub async fn game_record(
 /// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`).
 pub async fn game_pgn(
     State(state): State<AppState>,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
     let text = pgn::write(&record).map_err(ApiError::bad_request)?;
@@ -407,7 +398,7 @@ pub async fn game_pgn(
 /// notation (see `record`).
 pub async fn game_text(
     State(state): State<AppState>,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
     let moves = state.store.moves(record.room_id).await?;

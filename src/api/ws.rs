@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use governor::DefaultDirectRateLimiter;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -40,15 +41,20 @@ const READ_BUFFER_BYTES: usize = 4096;
 /// How many bad frames a connection may send before it is closed with 1008.
 const MAX_BAD_FRAMES: u32 = 10;
 
-/// `GET /ws`: upgrades, refusing client frames over 8 KiB. Refused with 403 when the `Origin`
+/// `GET /ws`: upgrades, refusing client frames over 8 KiB. Refused with 400 `bad_request` when
+/// the request is not a WebSocket upgrade, 403 when the `Origin`
 /// is not allowed (cross-site WebSocket hijacking), and 429 when the client's address holds its
 /// maximum of open WebSockets.
 pub async fn upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => return ApiError::bad_request(e.body_text()).into_response(),
+    };
     if !proxy::origin_allowed(&state.config, peer.ip(), &headers) {
         let message = "WebSockets from this origin are not allowed (--allowed-origins)";
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", message).into_response();
