@@ -193,6 +193,21 @@ impl Config {
         }
     }
 
+    /// A warning for the operator when the server listens beyond loopback without a public URL
+    /// or allowed origins: browsers then reach it by name, and WebSockets from pages whose
+    /// host is a name are refused (DNS rebinding, see `--public-url`).
+    pub fn origin_warning(&self) -> Option<String> {
+        let exposed = !self.bind.ip().is_loopback();
+        (exposed && self.public_url.is_none() && self.allowed_origins.is_empty()).then(|| {
+            format!(
+                "listening on {} without --public-url or --allowed-origins: browsers may open \
+                 WebSockets only from pages reached by an IP address or localhost (or through a \
+                 --trusted-proxies proxy); set --public-url to the address people use",
+                self.bind
+            )
+        })
+    }
+
     /// [`Config::ping_interval_s`] as a duration (at least a second).
     pub fn ping_interval(&self) -> Duration {
         Duration::from_secs(self.ping_interval_s.max(1))
@@ -256,7 +271,24 @@ impl fmt::Display for Config {
 
 #[cfg(test)]
 mod tests {
-    use super::mask_url;
+    use super::{Config, mask_url};
+
+    #[test]
+    fn a_bind_beyond_loopback_without_a_public_url_is_warned_about() {
+        let mut config = Config::for_tests("sqlite::memory:");
+        assert_eq!(config.origin_warning(), None, "loopback");
+        config.bind = "0.0.0.0:8080".parse().unwrap();
+        let warning = config.origin_warning().expect("a warning");
+        assert!(warning.contains("--public-url"), "{warning}");
+        config.public_url = Some("https://games.example.org".into());
+        assert_eq!(config.origin_warning(), None);
+        config.public_url = None;
+        config.allowed_origins = vec!["https://games.example.org".into()];
+        assert_eq!(config.origin_warning(), None);
+        config.allowed_origins.clear();
+        config.bind = "[::1]:8080".parse().unwrap();
+        assert_eq!(config.origin_warning(), None, "IPv6 loopback");
+    }
 
     #[test]
     fn passwords_are_masked_in_database_urls() {

@@ -70,6 +70,9 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         addr: config.bind,
         source,
     };
+    if let Some(warning) = config.origin_warning() {
+        tracing::warn!("{warning}");
+    }
     let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
     let store = Store::connect(&config.database_url).await?;

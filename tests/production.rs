@@ -190,6 +190,17 @@ async fn websocket_upgrades_from_other_origins_are_refused() {
         upgrade_status(&server, &[("origin", "https://evil.example")]).await,
         403
     );
+    // DNS rebinding: a page of a name re-pointed at this server sends that name as its host and
+    // origin; without a public URL only an address names the server for sure.
+    let port = server.addr.port();
+    for (host, status) in [
+        (format!("rebound.example:{port}"), 403),
+        (format!("localhost:{port}"), 101),
+    ] {
+        let origin = format!("http://{host}");
+        let headers = [("host", host.as_str()), ("origin", origin.as_str())];
+        assert_eq!(upgrade_status(&server, &headers).await, status, "{host}");
+    }
     server.shutdown().await;
     let (_db, server) =
         sqlite_server_with(|c| c.allowed_origins = vec!["https://games.example.org".into()]).await;
