@@ -14,16 +14,13 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
-use super::{pgn, proxy, record};
+use super::{names, pgn, proxy, record};
 use crate::bot::Level;
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
 use crate::store::{GameRecord, Visibility};
-
-/// The longest display name, in characters.
-const MAX_NAME_CHARS: usize = 32;
 
 /// How many rooms the lobby lists.
 const LOBBY_SIZE: i64 = 100;
@@ -74,19 +71,10 @@ struct JoinBody {
     seat: Option<SeatWire>,
 }
 
-/// A display name: trimmed, at most [`MAX_NAME_CHARS`] characters, no control characters.
+/// A display name checked by [`names::clean_name`]; refused: 400 `bad_name`.
 fn clean_name(name: Option<String>) -> Result<Option<String>, ApiError> {
-    let Some(name) = name else { return Ok(None) };
-    let name = name.trim();
-    if name.is_empty() {
-        return Ok(None);
-    }
-    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
-        return Err(ApiError::bad_request(format!(
-            "a name is 1 to {MAX_NAME_CHARS} characters without control characters"
-        )));
-    }
-    Ok(Some(name.to_owned()))
+    names::clean_name(name)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_name", e.to_string()))
 }
 
 /// The game set-up of a create request: `seats` and `options` (`start_position`, `layout`,

@@ -23,7 +23,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info_span};
 
-use super::{ApiError, AppState, proxy};
+use super::{ApiError, AppState, names, proxy};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
     PROTOCOL_VERSION, Reject, close,
@@ -165,7 +165,10 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
         return Err(bad("the first frame must be a hello text frame".into()));
     };
     match protocol::parse_incoming(&text) {
-        Ok(Incoming::Hello(hello)) if hello.protocol == PROTOCOL_VERSION => Ok(hello),
+        Ok(Incoming::Hello(mut hello)) if hello.protocol == PROTOCOL_VERSION => {
+            hello.name = names::clean_name(hello.name).map_err(|e| bad(e.to_string()))?;
+            Ok(hello)
+        }
         Ok(Incoming::Hello(hello)) => Err(bad(format!(
             "protocol {} is not spoken here; this server speaks {PROTOCOL_VERSION}",
             hello.protocol
