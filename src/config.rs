@@ -90,6 +90,30 @@ pub struct Limits {
     #[arg(long, env = "KHANATE_CONNECTIONS_PER_IP", default_value_t = Limits::default().connections_per_ip)]
     pub connections_per_ip: usize,
 
+    /// HTTP connections (WebSockets included) one client address may hold open at once. Beyond:
+    /// the connection is answered 429 `rate_limited` and closed. Connections from a trusted proxy
+    /// are not counted here (they carry many clients; the proxy limits them).
+    #[arg(long, env = "KHANATE_HTTP_CONNECTIONS_PER_IP", default_value_t = Limits::default().http_connections_per_ip)]
+    pub http_connections_per_ip: usize,
+
+    /// HTTP connections (WebSockets included) the server holds at once. 0: the file-descriptor
+    /// limit (`RLIMIT_NOFILE`, raised to its hard limit at start-up) minus a reserve of 128 for the
+    /// database, files and refusals. Beyond: the connection is answered 503 `unavailable` and
+    /// closed, so the server goes on accepting and refusing instead of failing to accept.
+    #[arg(long, env = "KHANATE_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
+    pub max_connections: usize,
+
+    /// Seconds a connection may take to send a request's line and headers, counted from when the
+    /// server is ready to read it: also how long a kept-alive connection may sit idle between
+    /// requests. Then it is closed.
+    #[arg(long, env = "KHANATE_HEADER_TIMEOUT_S", default_value_t = Limits::default().header_timeout_s)]
+    pub header_timeout_s: u64,
+
+    /// Seconds a request may take once its headers are in: reading its body and answering it.
+    /// Beyond: 408 `timeout`. (A WebSocket, once upgraded, is kept by its pings instead.)
+    #[arg(long, env = "KHANATE_REQUEST_TIMEOUT_S", default_value_t = Limits::default().request_timeout_s)]
+    pub request_timeout_s: u64,
+
     /// WebSockets one room may hold (players and spectators). Beyond: `error` `room_crowded`.
     #[arg(long, env = "KHANATE_CONNECTIONS_PER_ROOM", default_value_t = Limits::default().connections_per_room)]
     pub connections_per_room: usize,
@@ -128,6 +152,10 @@ impl Default for Limits {
             commands_per_second: 10,
             rooms_per_minute: 10,
             connections_per_ip: 50,
+            http_connections_per_ip: 128,
+            max_connections: 0,
+            header_timeout_s: 10,
+            request_timeout_s: 30,
             connections_per_room: 200,
             room_idle_s: 600,
             waiting_room_ttl_s: 24 * 3600,
@@ -140,6 +168,16 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// [`Limits::header_timeout_s`] as a duration (at least a second).
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_secs(self.header_timeout_s.max(1))
+    }
+
+    /// [`Limits::request_timeout_s`] as a duration (at least a second).
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.request_timeout_s.max(1))
+    }
+
     /// [`Limits::room_idle_s`] as a duration.
     pub fn room_idle(&self) -> Duration {
         Duration::from_secs(self.room_idle_s)
@@ -186,6 +224,7 @@ impl Config {
                 commands_per_second: 10_000,
                 rooms_per_minute: 10_000,
                 connections_per_ip: 10_000,
+                http_connections_per_ip: 10_000,
                 ..Limits::default()
             },
             log_format: LogFormat::Text,

@@ -10,10 +10,12 @@
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
+//! - [`accept`]: the accept loop, its connection caps and HTTP timeouts;
 //! - [`server`]: start and stop a whole server from a [`config::Config`].
 
 #![warn(missing_docs)]
 
+pub mod accept;
 pub mod api;
 pub mod bot;
 pub mod cli;

@@ -36,6 +36,12 @@ pub fn connection(delta: f64) {
     gauge!("khanate_connections_open").increment(delta);
 }
 
+/// A connection refused at accept: `khanate_connections_refused_total{why}`, `server_full`
+/// (the server-wide cap) or `per_address` (the cap per client address).
+pub fn connection_refused(why: &'static str) {
+    counter!("khanate_connections_refused_total", "why" => why).increment(1);
+}
+
 /// A room task entered (`+1`) or left (`-1`) a status: `khanate_rooms_live{game, status}`.
 pub fn room(game: &'static str, status: &'static str, delta: f64) {
     gauge!("khanate_rooms_live", "game" => game, "status" => status).increment(delta);

@@ -1,6 +1,6 @@
-//! Limits against abuse at the edge: rooms created per client address, WebSockets open per client
-//! address, and commands per connection. Rate limits are `governor`'s (GCRA); the open-socket count
-//! is a plain counter with a guard that gives the slot back when the socket ends.
+//! Limits against abuse at the edge: rooms created per client address, connections and WebSockets
+//! open per client address, and commands per connection. Rate limits are `governor`'s (GCRA); the
+//! open counts are plain counters with a guard that gives the slot back when the socket ends.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -26,11 +26,66 @@ fn at_least_one(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
 }
 
+/// How many of something (connections, WebSockets) each client address holds, against a maximum;
+/// a slot is given back when its [`AddressSlot`] is dropped.
+pub struct AddressCounter {
+    counts: Mutex<HashMap<IpAddr, usize>>,
+    max: usize,
+}
+
+impl AddressCounter {
+    /// A counter allowing `max` per address (0 counts as 1).
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(AddressCounter {
+            counts: Mutex::new(HashMap::new()),
+            max: max.max(1),
+        })
+    }
+
+    /// A slot for one more of `ip`'s, or `None` when it holds its maximum already.
+    pub fn open(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
+        let mut counts = self
+            .counts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let open = counts.entry(ip).or_insert(0);
+        if *open >= self.max {
+            return None;
+        }
+        *open += 1;
+        Some(AddressSlot {
+            counter: self.clone(),
+            ip,
+        })
+    }
+}
+
+/// One thing counted against its client address; dropping it frees the slot.
+pub struct AddressSlot {
+    counter: Arc<AddressCounter>,
+    ip: IpAddr,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut counts = self
+            .counter
+            .counts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(open) = counts.get_mut(&self.ip) {
+            *open -= 1;
+            if *open == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
 /// The server-wide limiters.
 pub struct Limiters {
     rooms: DefaultKeyedRateLimiter<IpAddr>,
-    sockets: Mutex<HashMap<IpAddr, usize>>,
-    max_sockets: usize,
+    sockets: Arc<AddressCounter>,
     commands: Quota,
 }
 
@@ -40,8 +95,7 @@ impl Limiters {
         let per_second = at_least_one(limits.commands_per_second);
         Arc::new(Limiters {
             rooms: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.rooms_per_minute))),
-            sockets: Mutex::new(HashMap::new()),
-            max_sockets: limits.connections_per_ip.max(1),
+            sockets: AddressCounter::new(limits.connections_per_ip),
             commands: Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
         })
     }
@@ -55,20 +109,8 @@ impl Limiters {
     }
 
     /// A slot for one more WebSocket of `ip`, or `None` when it holds its maximum already.
-    pub fn open_socket(self: &Arc<Self>, ip: IpAddr) -> Option<SocketSlot> {
-        let mut sockets = self
-            .sockets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let open = sockets.entry(ip).or_insert(0);
-        if *open >= self.max_sockets {
-            return None;
-        }
-        *open += 1;
-        Some(SocketSlot {
-            limiters: self.clone(),
-            ip,
-        })
+    pub fn open_socket(&self, ip: IpAddr) -> Option<AddressSlot> {
+        self.sockets.open(ip)
     }
 
     /// A fresh limiter for one connection's commands.
@@ -84,28 +126,6 @@ impl Limiters {
                 .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
                 .allow_burst(CHAT_BURST),
         )
-    }
-}
-
-/// One open WebSocket counted against its client address; dropping it frees the slot.
-pub struct SocketSlot {
-    limiters: Arc<Limiters>,
-    ip: IpAddr,
-}
-
-impl Drop for SocketSlot {
-    fn drop(&mut self) {
-        let mut sockets = self
-            .limiters
-            .sockets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(open) = sockets.get_mut(&self.ip) {
-            *open -= 1;
-            if *open == 0 {
-                sockets.remove(&self.ip);
-            }
-        }
     }
 }
 

@@ -16,19 +16,22 @@ mod ws;
 
 use std::sync::Arc;
 
-use axum::Router;
+use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
+use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
+use tower::ServiceBuilder;
 
 use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
 
 pub use error::ApiError;
-pub use limits::Limiters;
+pub use limits::{AddressCounter, AddressSlot, Limiters};
+pub use proxy::trusted as is_trusted_proxy;
 
 /// Largest REST request body, in bytes.
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -52,8 +55,25 @@ pub struct AppState {
     pub metrics: Option<PrometheusHandle>,
 }
 
-/// The whole HTTP surface, under the configured path prefix.
+/// The whole HTTP surface, under the configured path prefix; a request that takes over
+/// `--request-timeout-s` (its body included) is answered 408 `timeout`.
 pub fn router(state: AppState) -> Router {
+    let timeout = state.config.limits.request_timeout();
+    routes(state).layer(
+        ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(move |_: BoxError| async move {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "timeout",
+                    format!("the request took over {} s", timeout.as_secs()),
+                )
+            }))
+            .timeout(timeout),
+    )
+}
+
+/// Every route, under the configured path prefix.
+fn routes(state: AppState) -> Router {
     let prefix = state.config.path_prefix.trim_end_matches('/').to_owned();
     let routes = Router::new()
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))

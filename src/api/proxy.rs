@@ -15,7 +15,8 @@ use ipnet::IpNet;
 
 use crate::config::Config;
 
-fn trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
+/// Whether `ip` is one of the trusted proxies (an IPv4-mapped IPv6 address counts as its IPv4).
+pub fn trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
     // An IPv4 peer may arrive as an IPv4-mapped IPv6 address on a dual-stack socket.
     let ip = match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
