@@ -114,6 +114,18 @@ pub struct Limits {
     #[arg(long, env = "KHANATE_REQUEST_TIMEOUT_S", default_value_t = Limits::default().request_timeout_s)]
     pub request_timeout_s: u64,
 
+    /// Room look-ups by id or invite code (`GET /api/rooms/{code}`, the room page, joins and
+    /// hellos) one client address may make per minute, hits and misses alike (a burst of as
+    /// many). Beyond: 429 `rate_limited` with `Retry-After` (a hello: `error` `rate_limited`).
+    #[arg(long, env = "KHANATE_LOOKUPS_PER_MINUTE", default_value_t = Limits::default().lookups_per_minute)]
+    pub lookups_per_minute: u32,
+
+    /// Room look-ups naming no room one client address may make per minute (a burst of as many),
+    /// against invite-code guessing. Beyond, every look-up from that address is refused, hits
+    /// included, until the allowance has come back: 429 `rate_limited` with `Retry-After`.
+    #[arg(long, env = "KHANATE_FAILED_LOOKUPS_PER_MINUTE", default_value_t = Limits::default().failed_lookups_per_minute)]
+    pub failed_lookups_per_minute: u32,
+
     /// WebSockets one room may hold (players and spectators). Beyond: `error` `room_crowded`.
     #[arg(long, env = "KHANATE_CONNECTIONS_PER_ROOM", default_value_t = Limits::default().connections_per_room)]
     pub connections_per_room: usize,
@@ -153,6 +165,8 @@ impl Default for Limits {
             rooms_per_minute: 10,
             connections_per_ip: 50,
             http_connections_per_ip: 128,
+            lookups_per_minute: 300,
+            failed_lookups_per_minute: 10,
             max_connections: 0,
             header_timeout_s: 10,
             request_timeout_s: 30,
@@ -225,6 +239,8 @@ impl Config {
                 rooms_per_minute: 10_000,
                 connections_per_ip: 10_000,
                 http_connections_per_ip: 10_000,
+                lookups_per_minute: 100_000,
+                failed_lookups_per_minute: 10_000,
                 ..Limits::default()
             },
             log_format: LogFormat::Text,

@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the server (what `khanate` alone does).
-    Serve(Config),
+    Serve(Box<Config>),
     /// Apply the database migrations and exit (`serve` also applies them at start-up).
     Migrate {
         #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
@@ -130,7 +130,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let runtime = || tokio::runtime::Runtime::new().context("starting the tokio runtime");
     match cli.command {
         None => runtime()?.block_on(serve(cli.serve)),
-        Some(Command::Serve(config)) => runtime()?.block_on(serve(config)),
+        Some(Command::Serve(config)) => runtime()?.block_on(serve(*config)),
         Some(Command::Migrate { database_url }) => runtime()?.block_on(async {
             init_tracing(LogFormat::Text);
             Store::connect(&database_url).await?;

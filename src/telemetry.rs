@@ -42,6 +42,13 @@ pub fn connection_refused(why: &'static str) {
     counter!("khanate_connections_refused_total", "why" => why).increment(1);
 }
 
+/// A room look-up by id or invite code that named no room (`not_found`), or that was refused
+/// because its address was over its look-up budget (`rate_limited`):
+/// `khanate_failed_lookups_total{result}`.
+pub fn failed_lookup(result: &'static str) {
+    counter!("khanate_failed_lookups_total", "result" => result).increment(1);
+}
+
 /// A room task entered (`+1`) or left (`-1`) a status: `khanate_rooms_live{game, status}`.
 pub fn room(game: &'static str, status: &'static str, delta: f64) {
     gauge!("khanate_rooms_live", "game" => game, "status" => status).increment(delta);

@@ -1,5 +1,6 @@
-//! Limits against abuse at the edge: rooms created per client address, connections and WebSockets
-//! open per client address, and commands per connection. Rate limits are `governor`'s (GCRA); the
+//! Limits against abuse at the edge: rooms created and rooms looked up (hits, and misses: invite
+//! code guessing) per client address, connections and WebSockets open per client address, and
+//! commands per connection. Rate limits are `governor`'s (GCRA); the
 //! open counts are plain counters with a guard that gives the slot back when the socket ends.
 
 use std::collections::HashMap;
@@ -7,6 +8,9 @@ use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 
+use std::time::{Duration, Instant};
+
+use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::config::Limits;
@@ -85,6 +89,10 @@ impl Drop for AddressSlot {
 /// The server-wide limiters.
 pub struct Limiters {
     rooms: DefaultKeyedRateLimiter<IpAddr>,
+    lookups: DefaultKeyedRateLimiter<IpAddr>,
+    misses: DefaultKeyedRateLimiter<IpAddr>,
+    /// Addresses over their failed look-ups, and until when every look-up of theirs is refused.
+    barred: Mutex<HashMap<IpAddr, Instant>>,
     sockets: Arc<AddressCounter>,
     commands: Quota,
 }
@@ -95,6 +103,11 @@ impl Limiters {
         let per_second = at_least_one(limits.commands_per_second);
         Arc::new(Limiters {
             rooms: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.rooms_per_minute))),
+            lookups: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.lookups_per_minute))),
+            misses: RateLimiter::keyed(Quota::per_minute(at_least_one(
+                limits.failed_lookups_per_minute,
+            ))),
+            barred: Mutex::new(HashMap::new()),
             sockets: AddressCounter::new(limits.connections_per_ip),
             commands: Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
         })
@@ -106,6 +119,55 @@ impl Limiters {
             self.rooms.retain_recent();
         }
         self.rooms.check_key(&ip).is_ok()
+    }
+
+    /// Whether `ip` may look a room up now (by id or invite code: a summary, the room page, a
+    /// join, a hello), counting it; `Err(retry_after)` when it is over its budget of look-ups,
+    /// or barred after too many that named no room.
+    pub fn allow_lookup(&self, ip: IpAddr) -> Result<(), Duration> {
+        let now = Instant::now();
+        {
+            let mut barred = self
+                .barred
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match barred.get(&ip) {
+                Some(&until) if until > now => return Err(until - now),
+                Some(_) => {
+                    barred.remove(&ip);
+                }
+                None => {}
+            }
+        }
+        if self.lookups.len() > TRACKED_ADDRESSES {
+            self.lookups.retain_recent();
+        }
+        self.lookups
+            .check_key(&ip)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+    }
+
+    /// A look-up by `ip` named no room: counts it against its failed look-ups. `Err(retry_after)`
+    /// when that was one too many: every look-up of `ip` is then refused for `retry_after`, so
+    /// that a refusal says nothing about whether a code exists.
+    pub fn lookup_missed(&self, ip: IpAddr) -> Result<(), Duration> {
+        if self.misses.len() > TRACKED_ADDRESSES {
+            self.misses.retain_recent();
+        }
+        let Err(not_until) = self.misses.check_key(&ip) else {
+            return Ok(());
+        };
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        let now = Instant::now();
+        let mut barred = self
+            .barred
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if barred.len() > TRACKED_ADDRESSES {
+            barred.retain(|_, until| *until > now);
+        }
+        barred.insert(ip, now + wait);
+        Err(wait)
     }
 
     /// A slot for one more WebSocket of `ip`, or `None` when it holds its maximum already.

@@ -6,6 +6,7 @@
 mod error;
 mod extract;
 mod limits;
+mod lookup;
 mod names;
 mod pgn;
 mod proxy;

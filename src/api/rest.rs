@@ -14,6 +14,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
+use super::lookup::{self, Lookup};
 use super::{names, pgn, proxy, record};
 use crate::bot::Level;
 use crate::room::registry::{CreateError, NewRoom};
@@ -146,12 +147,23 @@ fn join_error(e: JoinError) -> ApiError {
     }
 }
 
-async fn find_room(state: &AppState, reference: &str) -> Result<RoomHandle, ApiError> {
-    state
-        .registry
-        .find(reference)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no room {reference:?}")))
+/// The room `reference` names, looked up for the request's client (see [`lookup`]): 404
+/// `not_found`, or 429 `rate_limited` over the client's budgets.
+async fn find_room(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    reference: &str,
+) -> Result<RoomHandle, ApiError> {
+    let client = proxy::client_ip(peer.ip(), headers, &state.config.trusted_proxies);
+    match lookup::find_room(state, client, reference).await? {
+        Lookup::Found(room) => Ok(room),
+        Lookup::Missing => Err(ApiError::not_found(format!("no room {reference:?}"))),
+        Lookup::Limited(retry) => Err(ApiError::rate_limited(
+            lookup::limited_message(retry),
+            retry,
+        )),
+    }
 }
 
 /// `POST /api/rooms`: 201 `{room_id, invite_code, invite_url, seat, color, seat_token}`.
@@ -255,9 +267,11 @@ pub async fn create_room(
 /// `GET /api/rooms/{room_id or invite_code}`: the room summary.
 pub async fn room_summary(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     ApiPath(reference): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let room = find_room(&state, &reference).await?;
+    let room = find_room(&state, peer, &headers, &reference).await?;
     let summary = room.summary().await.ok_or_else(ApiError::unavailable)?;
     Ok(Json(summary).into_response())
 }
@@ -265,11 +279,13 @@ pub async fn room_summary(
 /// `POST /api/rooms/{invite_code}/join`: 200 `{room_id, seat, color, seat_token}`; 409 `room_full`.
 pub async fn join_room(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     ApiPath(reference): ApiPath<String>,
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
     let body: JoinBody = body.parse(Some(JoinBody::default()))?;
-    let room = find_room(&state, &reference).await?;
+    let room = find_room(&state, peer, &headers, &reference).await?;
     let choice = body.seat.map_or(SeatChoice::Random, SeatChoice::from);
     let joined = room
         .join(choice, clean_name(body.name)?)

@@ -2,7 +2,9 @@
 //! the disk instead, so an edit shows on reload). Pages get `<base href>` set to where the server
 //! is reached, so every relative URL in them works under a path prefix.
 
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rust_embed::RustEmbed;
@@ -10,6 +12,8 @@ use rust_embed::RustEmbed;
 use super::AppState;
 use super::error::ApiError;
 use super::extract::ApiPath;
+use super::lookup::{self, Lookup};
+use super::proxy;
 use crate::config::Config;
 use crate::rules::GameKind;
 
@@ -36,11 +40,21 @@ pub async fn home(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /r/{invite_code}`: the room page; with 404 when there is no such room (the page itself
-/// then says so, in the reader's language), 503 when the store cannot tell.
-pub async fn room(State(state): State<AppState>, ApiPath(code): ApiPath<String>) -> Response {
-    let status = match state.registry.find(&code).await {
-        Ok(Some(_)) => StatusCode::OK,
-        Ok(None) => StatusCode::NOT_FOUND,
+/// then says so, in the reader's language), 503 when the store cannot tell; a look-up like the
+/// API's, within the client's budgets (429 `rate_limited` beyond them).
+pub async fn room(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiPath(code): ApiPath<String>,
+) -> Response {
+    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let status = match lookup::find_room(&state, client, &code).await {
+        Ok(Lookup::Found(_)) => StatusCode::OK,
+        Ok(Lookup::Missing) => StatusCode::NOT_FOUND,
+        Ok(Lookup::Limited(retry)) => {
+            return ApiError::rate_limited(lookup::limited_message(retry), retry).into_response();
+        }
         Err(_) => StatusCode::SERVICE_UNAVAILABLE,
     };
     page(&state.config, "room.html", status)

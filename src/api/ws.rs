@@ -5,7 +5,7 @@
 //! room holds the only strong sender of that queue; when it drops the connection (too slow, or the
 //! room stopped) the queue closes and the writer closes the socket with 1013 so the client resyncs.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -23,6 +23,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info_span};
 
+use super::lookup::{self, Lookup};
 use super::{ApiError, AppState, names, proxy};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
@@ -80,7 +81,7 @@ pub async fn upgrade(
             async move {
                 let _slot = slot;
                 telemetry::connection(1.0);
-                connection(state, socket).await;
+                connection(state, socket, client).await;
                 telemetry::connection(-1.0);
             }
             .instrument(span)
@@ -181,7 +182,7 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
 /// One WebSocket, from its hello to its close. The futures of the hello phase (reading it,
 /// loading the room from the database, joining it) are boxed: kept inline they would make every
 /// connection's task as large as the largest of them for its whole life (about 12 KiB each).
-async fn connection(state: AppState, mut socket: WebSocket) {
+async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
     let _open = state.connection_open.clone();
     let hello = match Box::pin(read_hello(&mut socket)).await {
         Ok(hello) => hello,
@@ -189,11 +190,15 @@ async fn connection(state: AppState, mut socket: WebSocket) {
             return hello_error(socket, code, close_code, message).await;
         }
     };
-    let room = match Box::pin(state.registry.find(&hello.room)).await {
-        Ok(Some(room)) => room,
-        Ok(None) => {
+    let room = match Box::pin(lookup::find_room(&state, client, &hello.room)).await {
+        Ok(Lookup::Found(room)) => room,
+        Ok(Lookup::Missing) => {
             let message = format!("no room {:?}", hello.room);
             return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message).await;
+        }
+        Ok(Lookup::Limited(retry)) => {
+            let message = lookup::limited_message(retry);
+            return hello_error(socket, Code::RateLimited, close::CROWDED, message).await;
         }
         Err(StoreError::Corrupt(e)) => {
             tracing::error!(error = %e, "a room's stored rows cannot be read");

@@ -95,6 +95,14 @@ impl Process {
                 "--http-connections-per-ip",
                 limits.http_connections_per_ip.to_string(),
             ),
+            (
+                "--lookups-per-minute",
+                limits.lookups_per_minute.to_string(),
+            ),
+            (
+                "--failed-lookups-per-minute",
+                limits.failed_lookups_per_minute.to_string(),
+            ),
         ];
         let binary = env!("CARGO_BIN_EXE_khanate");
         let mut command = match wrapper.split_first() {
