@@ -77,8 +77,9 @@ pub struct Config {
 /// Limits against abuse and for memory, each configurable.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Limits {
-    /// Commands (moves, offers, ...) one connection may send per second, on average; a burst of
-    /// twice as many is allowed. Beyond: `reject` `rate_limited`.
+    /// Commands (moves, offers, ...) one seat, on all its connections together, may send per
+    /// second on average (a spectator: all spectators of its client address); a burst of twice as
+    /// many is allowed. Beyond: `reject` `rate_limited`. Reconnecting does not reset it.
     #[arg(long, env = "KHANATE_COMMANDS_PER_SECOND", default_value_t = Limits::default().commands_per_second)]
     pub commands_per_second: u32,
 

@@ -150,7 +150,7 @@ async fn a_room_holds_a_limited_number_of_connections() {
 }
 
 #[tokio::test]
-async fn commands_are_limited_per_connection() {
+async fn commands_are_limited_per_seat() {
     let (_db, server) = sqlite_server_with(|c| c.limits.commands_per_second = 2).await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
@@ -169,7 +169,7 @@ async fn commands_are_limited_per_connection() {
         }
     }
     assert!(limited >= 6, "{limited} of 12 refused");
-    // The other player's connection has its own allowance.
+    // The other player's seat has its own allowance.
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
     black.command("offer_draw", "b", json!({})).await;
     assert_eq!(black.answer("b").await["t"], "ack");

@@ -1,7 +1,8 @@
 //! Limits against abuse at the edge: rooms created and rooms looked up (hits, and misses: invite
 //! code guessing) per client address, connections and WebSockets open per client address, and
-//! commands per connection. Rate limits are `governor`'s (GCRA); the
-//! open counts are plain counters with a guard that gives the slot back when the socket ends.
+//! commands and chat per seat (a spectator: per client address), never per connection, which a
+//! client could renew at will. Rate limits are `governor`'s (GCRA); the open counts are plain
+//! counters with a guard that gives the slot back when the socket ends.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -11,13 +12,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use uuid::Uuid;
 
 use crate::config::Limits;
+use crate::rules::Seat;
 
 const TWO: NonZeroU32 = NonZeroU32::new(2).unwrap();
 
-/// Chat messages one connection may send at once.
+/// Chat messages one seat (or one address's spectators) may send at once.
 pub const CHAT_BURST: NonZeroU32 = NonZeroU32::new(5).unwrap();
 
 /// After a burst, one more chat message per this period (5 per 10 s).
@@ -86,6 +89,16 @@ impl Drop for AddressSlot {
     }
 }
 
+/// Whose command and chat budgets a connection spends: its seat's (a player, on any of its
+/// connections) or its client address's (a spectator), so that reconnecting buys nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sender {
+    /// Seat `1` of the room `0`.
+    Seat(Uuid, Seat),
+    /// A spectator from this address.
+    Spectator(IpAddr),
+}
+
 /// The server-wide limiters.
 pub struct Limiters {
     rooms: DefaultKeyedRateLimiter<IpAddr>,
@@ -94,7 +107,8 @@ pub struct Limiters {
     /// Addresses over their failed look-ups, and until when every look-up of theirs is refused.
     barred: Mutex<HashMap<IpAddr, Instant>>,
     sockets: Arc<AddressCounter>,
-    commands: Quota,
+    commands: DefaultKeyedRateLimiter<Sender>,
+    chats: DefaultKeyedRateLimiter<Sender>,
 }
 
 impl Limiters {
@@ -109,7 +123,14 @@ impl Limiters {
             ))),
             barred: Mutex::new(HashMap::new()),
             sockets: AddressCounter::new(limits.connections_per_ip),
-            commands: Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
+            commands: RateLimiter::keyed(
+                Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
+            ),
+            chats: RateLimiter::keyed(
+                Quota::with_period(CHAT_PERIOD)
+                    .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+                    .allow_burst(CHAT_BURST),
+            ),
         })
     }
 
@@ -175,19 +196,22 @@ impl Limiters {
         self.sockets.open(ip)
     }
 
-    /// A fresh limiter for one connection's commands.
-    pub fn command_limiter(&self) -> DefaultDirectRateLimiter {
-        RateLimiter::direct(self.commands)
+    /// Whether `sender` may send one more command now (counts it if so): at most
+    /// `--commands-per-second` on average, bursts of twice as many.
+    pub fn allow_command(&self, sender: Sender) -> bool {
+        if self.commands.len() > TRACKED_ADDRESSES {
+            self.commands.retain_recent();
+        }
+        self.commands.check_key(&sender).is_ok()
     }
 
-    /// A fresh limiter for one connection's chat messages: [`CHAT_BURST`] at once, then one every
-    /// [`CHAT_PERIOD`] (5 messages per 10 s).
-    pub fn chat_limiter(&self) -> DefaultDirectRateLimiter {
-        RateLimiter::direct(
-            Quota::with_period(CHAT_PERIOD)
-                .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-                .allow_burst(CHAT_BURST),
-        )
+    /// Whether `sender` may send one more chat message now (counts it if so): [`CHAT_BURST`] at
+    /// once, then one every [`CHAT_PERIOD`] (5 messages per 10 s).
+    pub fn allow_chat(&self, sender: Sender) -> bool {
+        if self.chats.len() > TRACKED_ADDRESSES {
+            self.chats.retain_recent();
+        }
+        self.chats.check_key(&sender).is_ok()
     }
 }
 
@@ -231,16 +255,22 @@ mod tests {
     #[test]
     fn chat_allows_five_messages_at_once() {
         let limiters = Limiters::new(&limits(1, 1, 5));
-        let limiter = limiters.chat_limiter();
-        let allowed = (0..20).filter(|_| limiter.check().is_ok()).count();
+        let seat = Sender::Seat(Uuid::nil(), 0);
+        let allowed = (0..20).filter(|_| limiters.allow_chat(seat)).count();
         assert_eq!(allowed, 5);
+        assert!(
+            limiters.allow_chat(Sender::Seat(Uuid::nil(), 1)),
+            "another seat"
+        );
     }
 
     #[test]
     fn commands_allow_a_burst_of_twice_the_rate() {
         let limiters = Limiters::new(&limits(1, 1, 5));
-        let limiter = limiters.command_limiter();
-        let allowed = (0..20).filter(|_| limiter.check().is_ok()).count();
+        let spectator = Sender::Spectator("192.0.2.1".parse().unwrap());
+        let allowed = (0..20)
+            .filter(|_| limiters.allow_command(spectator))
+            .count();
         assert_eq!(allowed, 10);
     }
 }

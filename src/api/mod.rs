@@ -31,7 +31,7 @@ use crate::room::registry::Registry;
 use crate::store::Store;
 
 pub use error::ApiError;
-pub use limits::{AddressCounter, AddressSlot, Limiters};
+pub use limits::{AddressCounter, AddressSlot, Limiters, Sender};
 pub use proxy::trusted as is_trusted_proxy;
 
 /// Largest REST request body, in bytes.

@@ -10,8 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use governor::DefaultDirectRateLimiter;
-
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
@@ -23,8 +21,9 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info_span};
 
+use super::limits::Sender;
 use super::lookup::{self, Lookup};
-use super::{ApiError, AppState, names, proxy};
+use super::{ApiError, AppState, Limiters, names, proxy};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
     PROTOCOL_VERSION, Reject, close,
@@ -240,14 +239,20 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
         ping,
         heard.clone(),
     ));
-    let limiter = state.limiters.command_limiter();
-    let chat_limiter = state.limiters.chat_limiter();
+    let sender = match connected.seat {
+        Some(seat) => Sender::Seat(room.id, seat),
+        None => Sender::Spectator(client),
+    };
+    let budget = Budget {
+        limiters: &state.limiters,
+        sender,
+    };
     let mut reader = std::pin::pin!(read_frames(
         stream,
         &room,
         connected.conn,
         own,
-        [&limiter, &chat_limiter],
+        budget,
         &heard
     ));
     tokio::select! {
@@ -380,7 +385,7 @@ async fn read_frames(
     room: &RoomHandle,
     conn: u64,
     own: mpsc::WeakSender<Outbound>,
-    [limiter, chat_limiter]: [&DefaultDirectRateLimiter; 2],
+    budget: Budget<'_>,
     heard: &Heard,
 ) {
     let answer = |out: Outbound| {
@@ -434,11 +439,7 @@ async fn read_frames(
                     room.version(),
                 ));
             }
-            Ok(Incoming::Command { cid, command })
-                if limiter.check().is_err()
-                    || (matches!(command, Command::Chat { .. })
-                        && chat_limiter.check().is_err()) =>
-            {
+            Ok(Incoming::Command { cid, command }) if !budget.allows(&command) => {
                 telemetry::reject(Code::RateLimited.as_str());
                 let message = if matches!(command, Command::Chat { .. }) {
                     "too many chat messages: at most 5 per 10 s"
@@ -472,6 +473,21 @@ async fn read_frames(
                 }
             }
         }
+    }
+}
+
+/// The command and chat budgets a connection spends: its seat's or its spectator address's.
+#[derive(Clone, Copy)]
+struct Budget<'a> {
+    limiters: &'a Limiters,
+    sender: Sender,
+}
+
+impl Budget<'_> {
+    /// Whether `command` is within the budgets (counted if so; a chat counts against both).
+    fn allows(&self, command: &Command) -> bool {
+        self.limiters.allow_command(self.sender)
+            && (!matches!(command, Command::Chat { .. }) || self.limiters.allow_chat(self.sender))
     }
 }
 
