@@ -68,10 +68,10 @@ pub struct Config {
     /// Log line format.
     #[arg(long, env = "KHANATE_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
-    /// The time source of game clocks: the system's, or a manual one a test advances (not a
-    /// command-line option).
+    /// The time source of rooms (game clocks, expiry, idling): the system's, or a manual one a
+    /// test advances (not a command-line option).
     #[arg(skip)]
-    pub clock: crate::room::Clock,
+    pub clock: crate::clock::Clock,
 }
 
 /// Limits against abuse and for memory, each configurable.
@@ -245,7 +245,7 @@ impl Config {
                 ..Limits::default()
             },
             log_format: LogFormat::Text,
-            clock: crate::room::Clock::system(),
+            clock: crate::clock::Clock::system(),
         }
     }
 

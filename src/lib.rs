@@ -3,6 +3,7 @@
 //! The library is what the binary and the tests share. Layers, with arrows pointing one way
 //! (`api -> room -> rules`, `room -> store`, `api -> store` for reads):
 //!
+//! - [`clock`]: the one source of time of rooms (the system's, or a manual one in tests);
 //! - [`rules`]: the pure rules of every game (no I/O);
 //! - [`bot`]: computer opponents' move choice (no I/O; searched on the server's worker pool);
 //! - [`protocol`]: the wire messages of `PROTOCOL.md`;
@@ -19,6 +20,7 @@ pub mod accept;
 pub mod api;
 pub mod bot;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod json;
 pub mod protocol;

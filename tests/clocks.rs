@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use khanate::room::Clock;
+use khanate::clock::Clock;
 use serde_json::{Value, json};
 use support::server::{TestServer, get, post, room_with_every_seat, server_with_clock};
 use support::ws::Client;

@@ -1,13 +1,15 @@
 //! Running in production, on the embedded store: each limit refuses the request over it with its
 //! documented answer while the rest of the server goes on serving; the Origin check; server pings
 //! and the dropping of silent peers; forwarded client addresses from trusted proxies only; a path
-//! prefix; waiting rooms expiring; idle rooms leaving memory and coming back; metrics.
+//! prefix; waiting rooms expiring; idle rooms leaving memory and coming back (on a manual clock,
+//! without sleeping); metrics.
 
 mod support;
 
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use khanate::clock::Clock;
 use serde_json::{Value, json};
 use support::server::{TestServer, get, get_text, post, sqlite_server_with, two_player_room};
 use support::ws::Client;
@@ -40,6 +42,18 @@ async fn upgrade_status(server: &TestServer, headers: &[(&'static str, &str)]) -
         Err(tokio_tungstenite::tungstenite::Error::Http(response)) => response.status().as_u16(),
         Err(e) => panic!("{e}"),
     }
+}
+
+/// The first `Some` of `check`, tried until the server has acted on a clock it was shown (no
+/// real time passes in the room; this only waits for its task to run).
+async fn eventually<T, F: Future<Output = Option<T>>>(check: impl Fn() -> F) -> T {
+    for _ in 0..200 {
+        if let Some(found) = check().await {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the server did not act on the clock within a second")
 }
 
 #[tokio::test]
@@ -260,7 +274,12 @@ async fn the_server_pings_and_drops_a_peer_that_stops_answering() {
 
 #[tokio::test]
 async fn a_waiting_room_nobody_joins_expires_and_leaves_the_lobby() {
-    let (_db, server) = sqlite_server_with(|c| c.limits.waiting_room_ttl_s = 1).await;
+    let clock = Clock::manual();
+    let (_db, server) = sqlite_server_with(|c| {
+        c.limits.waiting_room_ttl_s = 60;
+        c.clock = clock.clone();
+    })
+    .await;
     let (status, created) = post(
         server.addr,
         "/api/rooms",
@@ -271,8 +290,18 @@ async fn a_waiting_room_nobody_joins_expires_and_leaves_the_lobby() {
     let room_id = created["room_id"].as_str().unwrap().to_owned();
     let (_, lobby) = get(server.addr, "/api/rooms").await;
     assert_eq!(lobby["rooms"].as_array().unwrap().len(), 1);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    clock.advance(Duration::from_millis(59_999));
     let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
+    assert_eq!(
+        summary["status"], "waiting",
+        "a millisecond before its time is up"
+    );
+    clock.advance(Duration::from_millis(1));
+    let summary = eventually(|| async {
+        let (_, summary) = get(server.addr, &format!("/api/rooms/{room_id}")).await;
+        (summary["status"] == "finished").then_some(summary)
+    })
+    .await;
     assert_eq!(summary["status"], "finished");
     let (status, game) = get(server.addr, &format!("/api/games/{room_id}")).await;
     assert_eq!(
@@ -299,7 +328,12 @@ async fn a_waiting_room_nobody_joins_expires_and_leaves_the_lobby() {
 
 #[tokio::test]
 async fn an_idle_room_leaves_memory_and_comes_back_as_it_was() {
-    let (_db, server) = sqlite_server_with(|c| c.limits.room_idle_s = 1).await;
+    let clock = Clock::manual();
+    let (_db, server) = sqlite_server_with(|c| {
+        c.limits.room_idle_s = 60;
+        c.clock = clock.clone();
+    })
+    .await;
     let (_, code, white_token, _) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
     white.send_move("m", "e3e4", 3).await;
@@ -312,8 +346,12 @@ async fn an_idle_room_leaves_memory_and_comes_back_as_it_was() {
             .sum()
     };
     let before = evictions(&get_text(server.addr, "/metrics").await.1);
-    tokio::time::sleep(Duration::from_millis(1600)).await;
-    let after = evictions(&get_text(server.addr, "/metrics").await.1);
+    clock.advance(Duration::from_secs(60));
+    let after = eventually(|| async {
+        let after = evictions(&get_text(server.addr, "/metrics").await.1);
+        (after > before).then_some(after)
+    })
+    .await;
     assert!(
         after > before,
         "the idle room left memory ({before} -> {after})"

@@ -1,10 +1,11 @@
 //! Every example in `docs/protocol.md` is a real message: client examples are accepted by the
 //! server's frame parser, server examples round-trip exactly through the server's own types (so a
-//! renamed or missing field fails here), and HTTP examples are valid JSON.
+//! renamed or missing field fails here) and parse as `ServerFrame`s, and HTTP examples are valid
+//! JSON.
 
 use khanate::protocol::{
-    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, Snapshot, Welcome,
-    parse_incoming,
+    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, ServerFrame,
+    Snapshot, Welcome, parse_incoming,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -37,6 +38,9 @@ fn round_trips<T: Serialize + DeserializeOwned>(d: &Value) {
 fn check_server_frame(frame: &Value) {
     let t = frame["t"].as_str().expect("a type");
     let d = &frame["d"];
+    // As a client of the server's own (its bots) reads it.
+    let parsed = ServerFrame::parse(&frame.to_string()).unwrap_or_else(|e| panic!("{frame}: {e}"));
+    assert_eq!(parsed.kind(), t);
     match t {
         "welcome" => round_trips::<Welcome>(d),
         "snapshot" => round_trips::<Snapshot>(d),

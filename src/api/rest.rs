@@ -8,7 +8,7 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::AppState;
@@ -309,7 +309,10 @@ pub async fn lobby(
     // A waiting room past its time expires when its task next runs; the lobby leaves it out now.
     let ttl = chrono::Duration::from_std(state.config.limits.waiting_room_ttl())
         .unwrap_or(chrono::Duration::MAX);
-    let oldest = crate::store::now()
+    let oldest = state
+        .config
+        .clock
+        .now_utc()
         .checked_sub_signed(ttl)
         .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
     let rooms: Vec<Value> = state
@@ -362,6 +365,19 @@ pub async fn game_record(
             })
         })
         .collect();
+    // The game's own state after each move that had some, each with its ply (Ouk Chatrang: every
+    // count as it ran).
+    let extra_history: Vec<Value> = state
+        .store
+        .extra_history(record.room_id)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let mut entry = Map::from_iter([("ply".to_owned(), Value::from(row.ply))]);
+            entry.extend(row.extra.into_map());
+            Value::Object(entry)
+        })
+        .collect();
     let mut body = json!({
         "room_id": record.room_id,
         "game": record.game,
@@ -375,8 +391,9 @@ pub async fn game_record(
         "finished_at": record.finished_at,
         "chat": chat,
     });
-    if let (Some(counting), Value::Object(map)) = (record.counting, &mut body) {
-        map.insert("counting".into(), counting);
+    if let Value::Object(map) = &mut body {
+        map.extend(record.extra.into_map());
+        map.insert("extra_history".into(), extra_history.into());
     }
     Ok(Json(body).into_response())
 }

@@ -5,14 +5,17 @@
 //! resulting events in one transaction, applies them, and only then broadcasts and acknowledges. It
 //! never waits on a connection: each connection has a bounded outbound queue that the room fills
 //! with `try_send`, and a connection whose queue is full is dropped (it reconnects with `last_v` and
-//! resyncs). See `state` for the decide/apply state machine, `actor` for the task, `registry` for
-//! finding, creating and restoring rooms.
+//! resyncs). See `state` for the decide/apply state machine, `authority` for the task, `fanout`
+//! for its connections and what each is sent, `presence` and `chat` for those two concerns of a
+//! room, `registry` for finding, creating and restoring rooms.
 
-mod actor;
 pub mod answers;
+mod authority;
 pub mod bot;
-pub mod clock;
+mod chat;
 mod commit;
+mod fanout;
+mod presence;
 pub mod registry;
 pub mod state;
 pub mod token;
@@ -25,10 +28,10 @@ use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
+use crate::clock::Clock;
 use crate::protocol::Command;
 use crate::protocol::SeatInfo;
 use crate::rules::{GameKind, Seat};
-pub use clock::Clock;
 use state::{JoinRefusal, SeatChoice};
 
 /// How many requests may wait in a room's inbox before senders wait.

@@ -14,16 +14,18 @@ use serde_json::Value;
 use tracing::{error, info};
 use uuid::Uuid;
 
-use super::actor::{Actor, CHAT_HISTORY, Logged, RecentChat};
 use super::answers::Answers;
-use super::commit::{Author, NewSeat, stage};
+use super::authority::Authority;
+use super::chat::{CHAT_HISTORY, RecentChat};
+use super::commit::{Author, NewSeat, room_row, stage};
+use super::fanout::Logged;
 use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
 use crate::bot::Level;
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
-use crate::store::{RoomRef, RoomRow, RoomStatus, Store, StoreError, StoredRoom, Visibility, now};
+use crate::store::{RoomRef, Store, StoreError, StoredRoom, Visibility};
 use rand::seq::IteratorRandom;
 
 /// What a person asks for when creating a room.
@@ -160,10 +162,10 @@ impl Registry {
             .cloned()
     }
 
-    /// Starts `actor`'s task unless a live task already runs its room, and returns the running one.
-    fn start_unless_running(&self, actor: Actor) -> RoomHandle {
+    /// Starts `task` unless a live task already runs its room, and returns the running one.
+    fn start_unless_running(&self, task: Authority) -> RoomHandle {
         let mut rooms = self.rooms();
-        if let Some(running) = rooms.by_id.get(&actor.room_id()).filter(|h| !h.is_closed()) {
+        if let Some(running) = rooms.by_id.get(&task.room_id()).filter(|h| !h.is_closed()) {
             return running.clone();
         }
         if rooms.by_id.len() >= rooms.sweep_at {
@@ -172,7 +174,7 @@ impl Registry {
             by_code.retain(|_, id| by_id.contains_key(id));
             rooms.sweep_at = FIRST_SWEEP.max(2 * rooms.by_id.len());
         }
-        let handle = actor.spawn();
+        let handle = task.spawn();
         rooms.by_code.insert(handle.invite_code.clone(), handle.id);
         rooms.by_id.insert(handle.id, handle.clone());
         handle
@@ -199,7 +201,7 @@ impl Registry {
                 request.options.clone(),
                 game.clone(),
                 start_position.clone(),
-                now(),
+                self.settings.clock.now_utc(),
             );
             let choice = creator_choice(&request, state.seats.len())?;
             let (seat, mut events) = state
@@ -250,7 +252,7 @@ impl Registry {
                 color: next.game.color(seat).to_owned(),
                 seat_token,
             };
-            let handle = self.start_unless_running(Actor::new(
+            let handle = self.start_unless_running(Authority::new(
                 next,
                 log,
                 Answers::default(),
@@ -287,10 +289,10 @@ impl Registry {
             return Ok(None);
         };
         let chat = self.recent_chat(stored.room.id).await?;
-        let actor = restore(stored, self.store.clone(), self.settings.clone())
+        let task = restore(stored, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
             .with_chat(chat);
-        Ok(Some(self.start_unless_running(actor)))
+        Ok(Some(self.start_unless_running(task)))
     }
 
     /// The room's recent chat from the store.
@@ -322,8 +324,8 @@ impl Registry {
             };
             let chat = self.recent_chat(id).await?;
             match restore(stored, self.store.clone(), self.settings.clone()) {
-                Ok(actor) => {
-                    self.start_unless_running(actor.with_chat(chat));
+                Ok(task) => {
+                    self.start_unless_running(task.with_chat(chat));
                     restored += 1;
                 }
                 Err(e) => {
@@ -335,24 +337,8 @@ impl Registry {
     }
 }
 
-/// The room's own row for a room that has just been created.
-pub(super) fn room_row(state: &RoomState) -> RoomRow {
-    RoomRow {
-        id: state.id,
-        invite_code: state.invite_code.clone(),
-        game: state.kind(),
-        seats: state.game.players(),
-        visibility: state.visibility,
-        status: RoomStatus::Waiting,
-        version: state.version,
-        start_position: state.start_position.clone(),
-        options: state.options.clone(),
-        created_at: state.created_at,
-    }
-}
-
 /// Rebuilds a room task's state by applying its stored events in order.
-fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<Actor, String> {
+fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<Authority, String> {
     let room = stored.room;
     // The start position text holds everything a game is set up with (players, layout, ...).
     let setup = GameOptions {
@@ -396,5 +382,5 @@ fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<A
             room.id, state.version, room.version
         ));
     }
-    Ok(Actor::new(state, log, answers, store, settings))
+    Ok(Authority::new(state, log, answers, store, settings))
 }

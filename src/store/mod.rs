@@ -1,4 +1,5 @@
-//! Persistence: rooms, seats, the append-only event log, moves, counting state and finished games.
+//! Persistence: rooms, seats, the append-only event log, moves, each game's own state after its
+//! moves (Ouk Chatrang: counting) and finished games.
 //!
 //! One [`Store`] value fronts either backend (PostgreSQL for `postgres://` URLs, SQLite for `sqlite:`
 //! URLs); both pass the same test suite (`tests/store.rs`). The room task is the only writer of its
@@ -9,7 +10,10 @@
 //!
 //! [`Store`] is an enum over the two backends rather than a trait object: each backend is a concrete
 //! type holding its pool (an `Arc` inside), so cloning a `Store` is cheap and every call is a plain
-//! `match`. Shared validation and decoding of stored words lives in `codec`.
+//! `match`. The queries are written once, in `queries`, over the small `dialect` each backend
+//! implements (how a value is bound and a column read); the backends keep only what really differs:
+//! connecting, transactions, and PostgreSQL's group commit. The row types live in `rows`; shared
+//! validation and decoding of stored words in `codec`.
 //!
 //! Timestamps: both backends keep microseconds (PostgreSQL `timestamptz`; SQLite fixed-width RFC 3339
 //! text such as `2026-11-29T16:44:00.123456Z`). Values are truncated to whole microseconds when
@@ -18,333 +22,21 @@
 #![warn(missing_docs)]
 
 mod codec;
-mod group_commit;
+mod dialect;
 pub mod postgres;
+mod queries;
+mod rows;
 pub mod sqlite;
 
-use std::fmt;
-use std::str::FromStr;
-
 use chrono::{DateTime, Timelike, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use uuid::Uuid;
 
-use crate::rules::{GameKind, Seat};
-
-/// Lifecycle of a room (PROTOCOL.md): `waiting` until every seat is taken, then `playing`, then
-/// `finished`. Stored as that lowercase word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RoomStatus {
-    /// Some seat is still free.
-    Waiting,
-    /// Every seat is taken and the game runs.
-    Playing,
-    /// The game is over (a [`GameRecord`] exists).
-    Finished,
-}
-
-impl RoomStatus {
-    /// Every status, in lifecycle order.
-    pub const ALL: [RoomStatus; 3] = [
-        RoomStatus::Waiting,
-        RoomStatus::Playing,
-        RoomStatus::Finished,
-    ];
-
-    /// The word used on the wire and in the database: `waiting`, `playing` or `finished`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RoomStatus::Waiting => "waiting",
-            RoomStatus::Playing => "playing",
-            RoomStatus::Finished => "finished",
-        }
-    }
-}
-
-impl fmt::Display for RoomStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RoomStatus {
-    type Err = UnknownWord;
-
-    /// Parses the exact lowercase word of [`RoomStatus::as_str`].
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RoomStatus::ALL
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| UnknownWord::new("room status", s))
-    }
-}
-
-/// Whether a waiting room is listed in the lobby. Stored as `public` / `private`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Visibility {
-    /// Listed in the lobby while waiting.
-    Public,
-    /// Reachable only by its link or invite code (the default).
-    Private,
-}
-
-impl Visibility {
-    /// Both visibilities.
-    pub const ALL: [Visibility; 2] = [Visibility::Public, Visibility::Private];
-
-    /// The word used on the wire and in the database: `public` or `private`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Public => "public",
-            Visibility::Private => "private",
-        }
-    }
-}
-
-impl fmt::Display for Visibility {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Visibility {
-    type Err = UnknownWord;
-
-    /// Parses the exact lowercase word of [`Visibility::as_str`].
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Visibility::ALL
-            .into_iter()
-            .find(|visibility| visibility.as_str() == s)
-            .ok_or_else(|| UnknownWord::new("visibility", s))
-    }
-}
-
-/// A word that names none of an enum's values (returned by the `FromStr` impls of this module).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} {word:?}")]
-pub struct UnknownWord {
-    /// What was being parsed, e.g. `"room status"`.
-    pub what: &'static str,
-    /// The word that was given.
-    pub word: String,
-}
-
-impl UnknownWord {
-    fn new(what: &'static str, word: &str) -> Self {
-        UnknownWord {
-            what,
-            word: word.to_owned(),
-        }
-    }
-}
-
-/// A room's own row.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RoomRow {
-    /// The room id (the `room_id` of the protocol).
-    pub id: Uuid,
-    /// Short code people share (unique).
-    pub invite_code: String,
-    /// The game the room plays.
-    pub game: GameKind,
-    /// Number of seats.
-    pub seats: u8,
-    /// Whether the room is listed in the lobby while waiting.
-    pub visibility: Visibility,
-    /// Where the room is in its lifecycle.
-    pub status: RoomStatus,
-    /// The version of the last event (0 for a room with no events yet).
-    pub version: i64,
-    /// The start position in the game's position text.
-    pub start_position: String,
-    /// The room options as the creator gave them (JSON object).
-    pub options: Value,
-    /// When the room was created (stored to the microsecond).
-    pub created_at: DateTime<Utc>,
-}
-
-/// A taken seat.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SeatRow {
-    /// The seat number, from 0 in turn order.
-    pub seat: Seat,
-    /// The name the player gave, if any.
-    pub name: Option<String>,
-    /// SHA-256 of the seat token; the token itself is never stored.
-    pub token_hash: [u8; 32],
-    /// The level (1 to 5) of the computer opponent holding the seat (`bot_level`); `None` for a
-    /// person.
-    pub bot: Option<u8>,
-    /// When the seat was taken (stored to the microsecond).
-    pub joined_at: DateTime<Utc>,
-}
-
-/// One versioned room event (PROTOCOL.md "Events"), exactly as broadcast (without per-recipient
-/// fields such as `legal_moves`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct EventRow {
-    /// The room version this event made: 1, 2, 3, ... without holes.
-    pub v: i64,
-    /// The event type, e.g. `"moved"`.
-    pub kind: String,
-    /// The seat whose command made the event, if any.
-    pub seat: Option<Seat>,
-    /// The client id of the command that made the event, if any (for idempotent retries).
-    pub cid: Option<String>,
-    /// The event's `d` object.
-    pub data: Value,
-    /// When the event happened (stored to the microsecond).
-    pub created_at: DateTime<Utc>,
-}
-
-/// One accepted move.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveRow {
-    /// 1 for the first move of the game.
-    pub ply: i32,
-    /// The version of the `moved` event.
-    pub v: i64,
-    /// The seat that moved.
-    pub seat: Seat,
-    /// Canonical notation (Ouk Chatrang: UCI).
-    pub notation: String,
-    /// Display notation (Ouk Chatrang: SAN).
-    pub display: String,
-    /// Position text after the move.
-    pub position: String,
-    /// When the move was accepted (stored to the microsecond).
-    pub created_at: DateTime<Utc>,
-}
-
-/// The Ouk Chatrang counting state after a move, stored while a count runs (O-24).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CountingRow {
-    /// The ply of the move after which this was the state.
-    pub ply: i32,
-    /// `board` or `piece`.
-    pub kind: String,
-    /// The count as displayed (O-23).
-    pub count: i32,
-    /// The limit L in the escaping side's moves.
-    pub limit: i32,
-    /// `white` or `black`.
-    pub escaping: String,
-    /// The ply at which this count started.
-    pub started_ply: i32,
-}
-
-/// A finished game (the `games` table and `GET /api/games/{room_id}`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
-    /// The room the game was played in.
-    pub room_id: Uuid,
-    /// The game played.
-    pub game: GameKind,
-    /// `[{"seat", "color", "name"}]`.
-    pub players: Value,
-    /// The winning seat, `None` for a draw or an aborted game.
-    pub winner: Option<Seat>,
-    /// The reason word, e.g. `checkmate`.
-    pub reason: String,
-    /// The position the game started from (position text).
-    pub start_position: String,
-    /// The position the game ended in (position text).
-    pub final_position: String,
-    /// Canonical notation, in order.
-    pub moves: Vec<String>,
-    /// Display notation (SAN), in order.
-    pub display_moves: Vec<String>,
-    /// The counting state at the end, if a count was running (same JSON as the protocol's).
-    pub counting: Option<Value>,
-    /// When the game started (every seat taken), if it did.
-    pub started_at: Option<DateTime<Utc>>,
-    /// When the game ended.
-    pub finished_at: DateTime<Utc>,
-}
-
-/// Everything one accepted command changed in one room, written atomically by [`Store::commit`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Commit {
-    /// The room written.
-    pub room_id: Uuid,
-    /// The room version before the command; the write fails with [`StoreError::Conflict`] when the
-    /// stored version is not this (another process wrote the room).
-    pub expected_version: i64,
-    /// The room status after the command.
-    pub status: RoomStatus,
-    /// The new events, in order, their versions continuing from `expected_version`.
-    pub events: Vec<EventRow>,
-    /// The seats taken by this command (one for a join; every seat of a room created already
-    /// started, as a rematch is).
-    pub seats: Vec<SeatRow>,
-    /// The move this command played.
-    pub mv: Option<MoveRow>,
-    /// The counting state after that move, if a count runs.
-    pub counting: Option<CountingRow>,
-    /// The finished game, when this command ended it.
-    pub game: Option<GameRecord>,
-    /// A room this command created, written in the same transaction (a rematch's new room).
-    pub new_room: Option<Box<CreatedRoom>>,
-}
-
-/// A room created by another room's commit (a rematch): its row and its first commit, as
-/// [`Store::create_room`] takes them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CreatedRoom {
-    /// The new room's row.
-    pub room: RoomRow,
-    /// Its seats and first events; must not itself carry a `new_room`.
-    pub commit: Commit,
-}
-
-/// One chat message (the `chat_messages` table). Chat is not part of the game: it has no room
-/// version.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ChatRow {
-    /// 1, 2, 3, ... per room, both channels together.
-    pub seq: i64,
-    /// `players` or `spectators`.
-    pub channel: String,
-    /// The writer's seat; `None` for a spectator.
-    pub seat: Option<Seat>,
-    /// The writer's display name, if any.
-    pub name: Option<String>,
-    /// The message.
-    pub text: String,
-    /// When it was accepted (stored to the microsecond).
-    pub created_at: DateTime<Utc>,
-}
-
-/// A room as stored: what the registry needs to rebuild its task after a restart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredRoom {
-    /// The room's row; its `version` is the `v` of the last event.
-    pub room: RoomRow,
-    /// The taken seats, by seat number.
-    pub seats: Vec<SeatRow>,
-    /// Every event, in version order.
-    pub events: Vec<EventRow>,
-}
-
-/// A waiting public room, for the lobby.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LobbyRoom {
-    /// The room id.
-    pub room_id: Uuid,
-    /// The code to join with.
-    pub invite_code: String,
-    /// The game the room plays.
-    pub game: GameKind,
-    /// Number of seats.
-    pub seats: u8,
-    /// How many of them are taken.
-    pub taken: u8,
-    /// When the room was created.
-    pub created_at: DateTime<Utc>,
-}
+use self::postgres::Pg;
+pub use self::rows::{
+    ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
+    RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
+};
+use self::sqlite::Lite;
 
 /// Errors of the store. None of them means a half-written command: a commit is all or nothing.
 #[derive(Debug, thiserror::Error)]
@@ -387,15 +79,6 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
         StoreError::Migrate(e)
     }
-}
-
-/// Which room to load: by id or by invite code.
-#[derive(Clone, Copy, Debug)]
-pub enum RoomRef<'a> {
-    /// By room id.
-    Id(Uuid),
-    /// By invite code (exact, case-sensitive match).
-    InviteCode(&'a str),
 }
 
 impl StoreError {
@@ -473,8 +156,8 @@ impl Store {
     /// Runs a trivial query: `Ok` when the database answers (for `/readyz`).
     pub async fn ping(&self) -> Result<(), StoreError> {
         match self {
-            Store::Postgres(s) => s.ping().await,
-            Store::Sqlite(s) => s.ping().await,
+            Store::Postgres(s) => queries::ping::<Pg>(&mut *s.conn().await?).await,
+            Store::Sqlite(s) => queries::ping::<Lite>(&mut *s.conn().await?).await,
         }
     }
 
@@ -510,7 +193,7 @@ impl Store {
 
     /// Writes everything one accepted command changed, in one transaction: moves the room from
     /// `c.expected_version` to the version of the last event (unchanged when `c.events` is empty),
-    /// sets its status and `updated_at`, and inserts the events, the seat, the move, the counting
+    /// sets its status and `updated_at`, and inserts the events, the seat, the move, the game's own
     /// state and the game record that `c` carries.
     ///
     /// Errors (nothing is written in any of them):
@@ -541,8 +224,8 @@ impl Store {
     /// registry restores after a restart.
     pub async fn unfinished_room_ids(&self) -> Result<Vec<Uuid>, StoreError> {
         match self {
-            Store::Postgres(s) => s.unfinished_room_ids().await,
-            Store::Sqlite(s) => s.unfinished_room_ids().await,
+            Store::Postgres(s) => queries::unfinished_room_ids::<Pg>(&mut *s.conn().await?).await,
+            Store::Sqlite(s) => queries::unfinished_room_ids::<Lite>(&mut *s.conn().await?).await,
         }
     }
 
@@ -551,24 +234,24 @@ impl Store {
     pub async fn lobby(&self, limit: i64) -> Result<Vec<LobbyRoom>, StoreError> {
         let limit = limit.max(0);
         match self {
-            Store::Postgres(s) => s.lobby(limit).await,
-            Store::Sqlite(s) => s.lobby(limit).await,
+            Store::Postgres(s) => queries::lobby::<Pg>(&mut *s.conn().await?, limit).await,
+            Store::Sqlite(s) => queries::lobby::<Lite>(&mut *s.conn().await?, limit).await,
         }
     }
 
     /// The finished game of a room, or `None` when the room has none (unknown or not finished).
     pub async fn game_record(&self, room_id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         match self {
-            Store::Postgres(s) => s.game_record(room_id).await,
-            Store::Sqlite(s) => s.game_record(room_id).await,
+            Store::Postgres(s) => queries::game_record::<Pg>(&mut *s.conn().await?, room_id).await,
+            Store::Sqlite(s) => queries::game_record::<Lite>(&mut *s.conn().await?, room_id).await,
         }
     }
 
     /// Every move of a room, by ply (empty for an unknown room).
     pub async fn moves(&self, room_id: Uuid) -> Result<Vec<MoveRow>, StoreError> {
         match self {
-            Store::Postgres(s) => s.moves(room_id).await,
-            Store::Sqlite(s) => s.moves(room_id).await,
+            Store::Postgres(s) => queries::moves::<Pg>(&mut *s.conn().await?, room_id).await,
+            Store::Sqlite(s) => queries::moves::<Lite>(&mut *s.conn().await?, room_id).await,
         }
     }
 
@@ -576,8 +259,12 @@ impl Store {
     /// ([`StoreError::is_unique_violation`]).
     pub async fn insert_chat(&self, room_id: Uuid, row: &ChatRow) -> Result<(), StoreError> {
         match self {
-            Store::Postgres(s) => s.insert_chat(room_id, row).await,
-            Store::Sqlite(s) => s.insert_chat(room_id, row).await,
+            Store::Postgres(s) => {
+                queries::insert_chat::<Pg>(&mut *s.conn().await?, room_id, row).await
+            }
+            Store::Sqlite(s) => {
+                queries::insert_chat::<Lite>(&mut *s.conn().await?, room_id, row).await
+            }
         }
     }
 
@@ -591,24 +278,37 @@ impl Store {
     ) -> Result<Vec<ChatRow>, StoreError> {
         let limit = limit.unwrap_or(i64::MAX).max(0);
         match self {
-            Store::Postgres(s) => s.chat(room_id, channel, limit).await,
-            Store::Sqlite(s) => s.chat(room_id, channel, limit).await,
+            Store::Postgres(s) => {
+                queries::chat::<Pg>(&mut *s.conn().await?, room_id, channel, limit).await
+            }
+            Store::Sqlite(s) => {
+                queries::chat::<Lite>(&mut *s.conn().await?, room_id, channel, limit).await
+            }
         }
     }
 
     /// The `seq` of the room's last chat message (0 when none).
     pub async fn last_chat_seq(&self, room_id: Uuid) -> Result<i64, StoreError> {
         match self {
-            Store::Postgres(s) => s.last_chat_seq(room_id).await,
-            Store::Sqlite(s) => s.last_chat_seq(room_id).await,
+            Store::Postgres(s) => {
+                queries::last_chat_seq::<Pg>(&mut *s.conn().await?, room_id).await
+            }
+            Store::Sqlite(s) => {
+                queries::last_chat_seq::<Lite>(&mut *s.conn().await?, room_id).await
+            }
         }
     }
 
-    /// Every stored counting state of a room, by ply (empty for an unknown room).
-    pub async fn counting_states(&self, room_id: Uuid) -> Result<Vec<CountingRow>, StoreError> {
+    /// Every stored game-specific state of a room ([`ExtraRow`]: Ouk Chatrang's counts), by ply
+    /// (empty for an unknown room or a game that has none).
+    pub async fn extra_history(&self, room_id: Uuid) -> Result<Vec<ExtraRow>, StoreError> {
         match self {
-            Store::Postgres(s) => s.counting_states(room_id).await,
-            Store::Sqlite(s) => s.counting_states(room_id).await,
+            Store::Postgres(s) => {
+                queries::extra_history::<Pg>(&mut *s.conn().await?, room_id).await
+            }
+            Store::Sqlite(s) => {
+                queries::extra_history::<Lite>(&mut *s.conn().await?, room_id).await
+            }
         }
     }
 }

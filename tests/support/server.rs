@@ -7,8 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
+use khanate::clock::Clock;
 use khanate::config::Config;
-use khanate::room::Clock;
 use khanate::server::Running;
 use khanate::store::Store;
 use serde_json::{Value, json};

@@ -1,6 +1,7 @@
 //! A bot's seat at play: a task connected to its room like any client.
 //!
-//! The driver reads the frames the room sends its connection (`snapshot`, then events), keeps
+//! The driver reads the frames the room sends its connection (`snapshot`, then events) as
+//! [`ServerFrame`]s, matched exhaustively so that a new frame or event must be considered here, keeps
 //! its own copy of the game from them, and whenever its seat is on move asks the [`BotPool`] for
 //! a move and sends it as a `move` command with the version it saw, through the same path as a
 //! person's socket. A stale answer needs nothing: the events that made it stale follow. Draw
@@ -12,13 +13,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tracing::{Instrument, debug, info_span, warn};
 
 use super::BotPool;
 use crate::bot::Level;
-use crate::protocol::Command;
+use crate::protocol::{ClockInfo, Command, Event, OfferInfo, OfferKind, ServerFrame};
 use crate::room::{BotConnected, OUTBOUND_CAPACITY, Outbound, RoomHandle};
 use crate::rules::{AnyGame, Rules, Seat};
 
@@ -187,86 +187,112 @@ impl View {
     /// Takes in one frame; returns the commands it calls for (answers to offers), or `Astray`
     /// when an event does not apply to the driver's copy of the game.
     fn read(&mut self, text: &str) -> Result<Vec<Command>, Astray> {
-        let Ok(frame) = serde_json::from_str::<Value>(text) else {
+        let Ok(frame) = ServerFrame::parse(text) else {
+            warn!("the room sent a frame the bot cannot read");
             return Ok(Vec::new());
         };
-        let v = frame["v"].as_i64();
-        let d = &frame["d"];
-        self.read_clock(&d["clock"]);
-        match frame["t"].as_str().unwrap_or_default() {
-            "snapshot" => {
-                if let Some(increment_s) = d["clock"]["increment_s"].as_u64() {
-                    self.increment_ms = increment_s * 1000;
+        match frame {
+            ServerFrame::Snapshot { snapshot, .. } => {
+                if let Some(clock) = &snapshot.clock {
+                    self.increment_ms = u64::from(clock.increment_s) * 1000;
+                    self.read_clock(&clock.remaining_ms);
                 }
-                return Ok(d["offers"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
+                return Ok(snapshot
+                    .offers
+                    .iter()
                     .filter_map(|offer| self.answer_offer(offer))
                     .collect());
             }
-            "game_started" => {
-                self.playing = true;
-                self.position_version = v.unwrap_or(self.position_version);
+            ServerFrame::Event { v, event, .. } => return self.follow(v, event),
+            ServerFrame::Reject(reject) => {
+                warn!(code = reject.code.as_str(), message = %reject.message, "the room refused the bot");
             }
-            "moved" => {
-                let played = d["move"]
-                    .as_str()
-                    .is_some_and(|mv| self.game.play(mv).is_ok());
-                self.after_change(played, d, v)?;
-            }
-            "left" => {
-                let left = d["seat"]
-                    .as_u64()
-                    .and_then(|seat| Seat::try_from(seat).ok())
-                    .is_some_and(|seat| self.game.resign(seat).is_ok());
-                self.after_change(left, d, v)?;
-            }
-            "game_over" => self.playing = false,
-            "offer" => return Ok(self.answer_offer(d).into_iter().collect()),
-            "reject" => {
-                warn!(code = %d["code"], message = %d["message"], "the room refused the bot")
-            }
-            _ => {}
+            ServerFrame::Welcome(_)
+            | ServerFrame::Ack(_)
+            | ServerFrame::Error(_)
+            | ServerFrame::Presence(_)
+            | ServerFrame::Chat(_)
+            | ServerFrame::ChatHistory(_)
+            | ServerFrame::Pong => {}
         }
         Ok(Vec::new())
     }
 
-    fn read_clock(&mut self, clock: &Value) {
-        if let Some(remaining) = clock["remaining_ms"][usize::from(self.seat)].as_u64() {
-            self.remaining_ms = Some(remaining);
+    /// Follows the event at version `v`; returns the commands it calls for.
+    fn follow(&mut self, v: i64, event: Event) -> Result<Vec<Command>, Astray> {
+        match event {
+            Event::GameStarted { clock, .. } => {
+                self.read_event_clock(clock.as_ref());
+                self.playing = true;
+                self.position_version = v;
+            }
+            Event::Moved {
+                mv,
+                position,
+                clock,
+                ..
+            } => {
+                self.read_event_clock(clock.as_ref());
+                let played = self.game.play(&mv).is_ok();
+                self.after_change(played, &position, v)?;
+            }
+            Event::Left {
+                seat,
+                position,
+                clock,
+                ..
+            } => {
+                self.read_event_clock(clock.as_ref());
+                let left = self.game.resign(seat).is_ok();
+                self.after_change(left, &position, v)?;
+            }
+            Event::GameOver { clock, .. } => {
+                self.read_event_clock(clock.as_ref());
+                self.playing = false;
+            }
+            Event::Offer(offer) => return Ok(self.answer_offer(&offer).into_iter().collect()),
+            Event::SeatTaken { .. }
+            | Event::OfferDeclined { .. }
+            | Event::OfferAccepted { .. }
+            | Event::Skipped { .. }
+            | Event::Rematch(_)
+            | Event::SpectatorChat { .. } => {}
+        }
+        Ok(Vec::new())
+    }
+
+    fn read_event_clock(&mut self, clock: Option<&ClockInfo>) {
+        if let Some(clock) = clock {
+            self.read_clock(&clock.remaining_ms);
+        }
+    }
+
+    /// Takes this seat's remaining time from a frame's clocks (one entry per seat).
+    fn read_clock(&mut self, remaining_ms: &[u64]) {
+        if let Some(remaining) = remaining_ms.get(usize::from(self.seat)) {
+            self.remaining_ms = Some(*remaining);
         }
     }
 
     /// After an event that changed the position at version `v`: the change must have applied and
     /// given the event's position.
-    fn after_change(&mut self, applied: bool, d: &Value, v: Option<i64>) -> Result<(), Astray> {
-        let same = d["position"]
-            .as_str()
-            .is_none_or(|text| text == self.game.position());
-        if !(applied && same) {
+    fn after_change(&mut self, applied: bool, position: &str, v: i64) -> Result<(), Astray> {
+        if !(applied && position == self.game.position()) {
             return Err(Astray);
         }
-        self.position_version = v.unwrap_or(self.position_version);
+        self.position_version = v;
         Ok(())
     }
 
     /// A bot declines the others' draw offers and accepts their rematch offers.
-    fn answer_offer(&self, offer: &Value) -> Option<Command> {
-        let id = offer["id"].as_u64()?;
-        let mine = |seat: &Value| seat.as_u64() == Some(u64::from(self.seat));
-        if mine(&offer["by"])
-            || offer["accepted"]
-                .as_array()
-                .is_some_and(|seats| seats.iter().any(mine))
-        {
+    fn answer_offer(&self, offer: &OfferInfo) -> Option<Command> {
+        if offer.by == self.seat || offer.accepted.contains(&self.seat) {
             return None;
         }
-        match offer["kind"].as_str()? {
-            "draw" => Some(Command::Decline { offer: id }),
-            "rematch" => Some(Command::Accept { offer: id }),
-            _ => None,
-        }
+        Some(match offer.kind {
+            OfferKind::Draw => Command::Decline { offer: offer.id },
+            OfferKind::Rematch => Command::Accept { offer: offer.id },
+        })
     }
 }
 
@@ -274,10 +300,14 @@ impl View {
 mod tests {
     use super::*;
     use crate::rules::{GameKind, GameOptions};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn frame(t: &str, v: i64, d: Value) -> String {
-        serde_json::json!({"t": t, "v": v, "d": d}).to_string()
+        json!({"t": t, "v": v, "d": d}).to_string()
+    }
+
+    fn offer(value: Value) -> OfferInfo {
+        serde_json::from_value(value).expect("an offer")
     }
 
     fn connected(kind: GameKind, playing: bool) -> BotConnected {
@@ -299,8 +329,9 @@ mod tests {
         );
         let mut game = AnyGame::new(GameKind::OukChatrang, &GameOptions::default()).unwrap();
         game.play("e3e4").unwrap();
-        let moved = json!({"seat": 0, "move": "e3e4", "position": game.position(), "to_move": 1,
-                           "clock": {"remaining_ms": [59000, 60000], "running": 1}});
+        let moved = json!({"seat": 0, "move": "e3e4", "display": "e4", "position": game.position(),
+                           "to_move": 1, "clock": {"remaining_ms": [59000, 60000], "running": 1,
+                                                   "at": "2026-12-01T10:00:00Z"}});
         assert!(view.read(&frame("moved", 4, moved)).is_ok());
         assert_eq!(view.on_move(), Some(4));
         assert_eq!(view.game.position(), game.position());
@@ -313,26 +344,35 @@ mod tests {
     #[test]
     fn a_move_that_does_not_give_the_rooms_position_sends_the_driver_astray() {
         let mut view = View::new(1, &connected(GameKind::OukChatrang, true));
-        let wrong = json!({"seat": 0, "move": "e3e4", "position": "8/8/8/8/8/8/8/K6k w - - 0 1"});
-        assert!(view.read(&frame("moved", 4, wrong)).is_err());
-        let illegal = json!({"seat": 0, "move": "e3e6"});
-        assert!(view.read(&frame("moved", 4, illegal)).is_err());
+        let moved = |mv: &str, position: &str| {
+            let d = json!({"seat": 0, "move": mv, "display": mv, "position": position,
+                           "to_move": 1});
+            frame("moved", 4, d)
+        };
+        let wrong = moved("e3e4", "8/8/8/8/8/8/8/K6k w - - 0 1");
+        assert!(view.read(&wrong).is_err());
+        let start = view.game.position();
+        assert!(
+            view.read(&moved("e3e6", &start)).is_err(),
+            "an illegal move"
+        );
     }
 
     #[test]
     fn a_bot_declines_draws_and_accepts_rematches_of_the_others_only() {
         let view = View::new(1, &connected(GameKind::Khan, false));
-        let offer = |kind: &str, by: u8| json!({"id": 4, "kind": kind, "by": by, "accepted": []});
+        let open =
+            |kind: &str, by: u8| offer(json!({"id": 4, "kind": kind, "by": by, "accepted": []}));
         assert_eq!(
-            view.answer_offer(&offer("draw", 0)),
+            view.answer_offer(&open("draw", 0)),
             Some(Command::Decline { offer: 4 })
         );
         assert_eq!(
-            view.answer_offer(&offer("rematch", 0)),
+            view.answer_offer(&open("rematch", 0)),
             Some(Command::Accept { offer: 4 })
         );
-        assert_eq!(view.answer_offer(&offer("draw", 1)), None);
-        let accepted = json!({"id": 5, "kind": "rematch", "by": 0, "accepted": [1]});
+        assert_eq!(view.answer_offer(&open("draw", 1)), None);
+        let accepted = offer(json!({"id": 5, "kind": "rematch", "by": 0, "accepted": [1]}));
         assert_eq!(view.answer_offer(&accepted), None);
     }
 }

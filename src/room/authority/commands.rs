@@ -1,0 +1,384 @@
+//! What changes the room: a player's command, a join, a flag, an expiry, and the commit every
+//! change goes through (stage, store, then publish).
+
+use tracing::{debug, error, info, warn};
+
+use super::Authority;
+use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo};
+use crate::room::answers::Answer;
+use crate::room::commit::{Author, NewSeat, stage};
+use crate::room::fanout::Logged;
+use crate::room::state::{Absence, Decision, SeatChoice, lag_compensation_ms};
+use crate::room::token::new_seat_token;
+use crate::room::{JoinError, Joined};
+use crate::rules::{EndReason, Rules, Seat};
+use crate::store::RoomStatus;
+use crate::telemetry;
+
+/// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
+pub(super) struct NotStored;
+
+/// Whether an event sets the clocks (a timed room's running seat changes with it).
+fn sets_clock(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::GameStarted { clock: Some(_), .. }
+            | Event::Moved { clock: Some(_), .. }
+            | Event::Left { clock: Some(_), .. }
+            | Event::GameOver { clock: Some(_), .. }
+    )
+}
+
+impl Authority {
+    /// What the claims against an absent seat need to know: the claimable seat now, and the
+    /// votes cast against it.
+    fn absence(&self) -> Absence<'_> {
+        let (now_ms, _) = self.clock_now();
+        let claimable = self
+            .presence
+            .claimable(self.state.seat_on_move(), self.grace_ms(), now_ms);
+        Absence {
+            claimable,
+            votes: self.presence.votes_against(claimable),
+        }
+    }
+
+    /// Ends the game on time if the running seat's time is used up (the deadline fired, or a
+    /// command came in after it): the flag is stored and published like any event.
+    pub(super) async fn flag(&mut self) {
+        let (now_ms, elapsed) = self.clock_now();
+        let now = self.settings.clock.now_utc();
+        let Some(events) = self.state.decide_flag(elapsed, now) else {
+            return;
+        };
+        let flagged = self.state.clock.as_ref().and_then(|c| c.running);
+        if self.persist(&events, None, None, None).await.is_ok() {
+            self.clock_mark = now_ms;
+            info!(seat = ?flagged, "flag: time ran out");
+        }
+    }
+
+    /// Ends a room nobody joined in time, as `aborted`.
+    pub(super) async fn expire(&mut self) {
+        let event = Event::GameOver {
+            result: ResultInfo {
+                winner: None,
+                reason: EndReason::Aborted,
+            },
+            clock: None,
+        };
+        if self.persist(&[event], None, None, None).await.is_ok() {
+            info!("waiting room expired");
+        }
+    }
+
+    /// Takes a seat for `name` (`choice` picks which) and gives its token.
+    pub(super) async fn join(
+        &mut self,
+        choice: SeatChoice,
+        name: Option<String>,
+    ) -> Result<Joined, JoinError> {
+        let (seat, mut events) = self
+            .state
+            .decide_join(&choice, name)
+            .map_err(JoinError::Refused)?;
+        let (now_ms, _) = self.clock_now();
+        let now = self.settings.clock.now_utc();
+        self.state.stamp_clocks(&mut events, 0, 0, now);
+        let (seat_token, token_hash) = new_seat_token();
+        let author = Author { seat, cid: None };
+        let new_seat = NewSeat { seat, token_hash };
+        self.persist(&events, Some(author), Some(new_seat), None)
+            .await
+            .map_err(|NotStored| JoinError::Unavailable)?;
+        if events.iter().any(sets_clock) {
+            self.clock_mark = now_ms;
+        }
+        info!(seat, "seat taken");
+        Ok(Joined {
+            room_id: self.state.id,
+            seat,
+            color: self.state.game.color(seat).to_owned(),
+            seat_token,
+        })
+    }
+
+    /// A chat message from connection `conn` (of `seat`, or a spectator's), checked and cleaned by
+    /// [`RoomState::decide`](crate::room::state::RoomState::decide): stored, sent to every
+    /// connection that reads its channel (the writer's included), acknowledged with the room's
+    /// current version (chat makes no event). A player's cid is remembered, so that a repeat gets
+    /// the same answer and the message is not repeated; spectators' cids are not remembered.
+    async fn chat(
+        &mut self,
+        conn: u64,
+        seat: Option<Seat>,
+        cid: String,
+        channel: ChatChannel,
+        text: String,
+    ) {
+        let name = match seat {
+            Some(seat) => self
+                .state
+                .seats
+                .get(usize::from(seat))
+                .and_then(|slot| slot.name.clone()),
+            None => self.fanout.name_of(conn),
+        };
+        let message = ChatMessage {
+            channel,
+            seat,
+            name,
+            text,
+            at: self.settings.clock.now_utc(),
+        };
+        let posted = self
+            .chat
+            .post(&self.store, self.state.id, message, &mut self.fanout)
+            .await;
+        match posted {
+            Ok(dropped) => self.forget(dropped),
+            Err(e) => {
+                warn!(error = %e, "a chat message could not be stored");
+                telemetry::command("chat", Some(Code::Unavailable.as_str()));
+                let message = "could not store the message; send it again".to_owned();
+                self.reject(conn, &cid, Code::Unavailable, message);
+                return;
+            }
+        }
+        telemetry::command("chat", None);
+        let answer = Answer::Ack(self.state.version);
+        if let Some(seat) = seat {
+            self.answers
+                .remember_unstored(seat, cid.clone(), answer.clone());
+        }
+        self.answer(conn, &cid, answer);
+    }
+
+    /// Command `cid` of connection `conn`: decided, stored, published, then answered.
+    pub(super) async fn command(
+        &mut self,
+        conn: u64,
+        cid: String,
+        command: Command,
+        received: tokio::time::Instant,
+        rtt_ms: Option<u64>,
+    ) {
+        let Some(viewer) = self.fanout.seat_of(conn) else {
+            return;
+        };
+        if let Some(answer) = viewer.and_then(|seat| self.answers.get(seat, &cid)) {
+            debug!(cid, "repeated cid: same answer");
+            self.answer(conn, &cid, answer);
+            return;
+        }
+        // A command after the running seat's deadline comes too late: the flag goes first.
+        self.flag().await;
+        if self.stale {
+            let message = "could not store the command; retry the same cid".to_owned();
+            self.reject(conn, &cid, Code::Unavailable, message);
+            return;
+        }
+        let at = self.clock_now();
+        let answer = match self.state.decide(viewer, &command, self.absence()) {
+            Err(refusal) => {
+                debug!(cid, code = refusal.code.as_str(), "command refused");
+                Answer::Reject(refusal.code, refusal.message)
+            }
+            Ok(Decision::Chat { channel, text }) => {
+                return self.chat(conn, viewer, cid, channel, text).await;
+            }
+            Ok(Decision::Vote { against, voters }) => {
+                debug!(?viewer, against, "abandonment vote");
+                self.presence.record_votes(against, voters);
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { events, .. }) if events.is_empty() => {
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { by: seat, events }) => {
+                let change = Change::of(&command, events, seat, &cid, received, rtt_ms, at);
+                let stored = self.commit_command(change).await;
+                return self.answer_stored(conn, &cid, seat, &command, stored);
+            }
+        };
+        let code = match &answer {
+            Answer::Reject(code, _) => Some(code.as_str()),
+            Answer::Ack(_) => None,
+        };
+        telemetry::command(command.name(), code);
+        if let Some(seat) = viewer {
+            self.answers
+                .remember_unstored(seat, cid.clone(), answer.clone());
+        }
+        self.answer(conn, &cid, answer);
+    }
+
+    /// Answers a command whose events were committed (`stored`: the new version) or not, and
+    /// starts the bot an `add_bot` seated.
+    fn answer_stored(
+        &mut self,
+        conn: u64,
+        cid: &str,
+        seat: Seat,
+        command: &Command,
+        stored: Result<i64, NotStored>,
+    ) {
+        telemetry::command(
+            command.name(),
+            stored.is_err().then_some(Code::Unavailable.as_str()),
+        );
+        match stored {
+            Ok(v) => {
+                self.answers.remember_stored(seat, cid.to_owned(), v);
+                self.ack(conn, cid, v);
+                if let Command::AddBot { seat, level } = *command {
+                    info!(seat, level = level.get(), "a bot took a seat");
+                    self.start_bot(seat, level);
+                }
+            }
+            Err(NotStored) => {
+                // Not remembered: the room reloads, and a retry of this cid then gets the ack if
+                // the commit did reach the database, or is played now if it did not.
+                let message = "could not store the command; retry the same cid".to_owned();
+                self.reject(conn, cid, Code::Unavailable, message);
+            }
+        }
+    }
+
+    /// Stamps the clocks of a decided command's events and commits them; the new version.
+    async fn commit_command(&mut self, change: Change<'_>) -> Result<i64, NotStored> {
+        let Change {
+            mut events,
+            author,
+            compensation,
+            received,
+            new_bot,
+            at: (now_ms, elapsed),
+        } = change;
+        let now = self.settings.clock.now_utc();
+        self.state
+            .stamp_clocks(&mut events, elapsed, compensation, now);
+        let new_seat = new_bot.map(|(seat, _)| NewSeat {
+            seat,
+            token_hash: new_seat_token().1,
+        });
+        let v = self
+            .persist(&events, Some(author), new_seat, received)
+            .await?;
+        if events.iter().any(sets_clock) {
+            self.clock_mark = now_ms;
+        }
+        Ok(v)
+    }
+
+    /// Stores `events`, then applies and publishes them. Returns the new version. `received` is
+    /// when a move's frame arrived, for the move latency metrics.
+    async fn persist(
+        &mut self,
+        events: &[Event],
+        author: Option<Author<'_>>,
+        new_seat: Option<NewSeat>,
+        received: Option<tokio::time::Instant>,
+    ) -> Result<i64, NotStored> {
+        let (version_before, status_before) = (self.state.version, self.state.status);
+        let now = self.settings.clock.now_utc();
+        let commit = match stage(&mut self.state, events, author, new_seat, now) {
+            Ok(commit) => commit,
+            Err(e) => {
+                error!(error = %e, "a decided event does not apply: this is a bug");
+                self.discard_staged(version_before, status_before);
+                return Err(NotStored);
+            }
+        };
+        let writing = tokio::time::Instant::now();
+        let written = self.store.commit(&commit).await;
+        telemetry::db_write(writing.elapsed());
+        if let Err(e) = written {
+            // The transaction may have been committed before the error reached us (a connection
+            // lost during COMMIT): only the database knows, so reload from it.
+            warn!(error = %e, "a commit failed; the room reloads from the database");
+            self.discard_staged(version_before, status_before);
+            return Err(NotStored);
+        }
+        if let Some(received) = received {
+            telemetry::move_stage("committed", received.elapsed());
+        }
+        if self.state.status != status_before {
+            let game = self.state.kind().as_str();
+            telemetry::room(game, status_before.as_str(), -1.0);
+            telemetry::room(game, self.state.status.as_str(), 1.0);
+        }
+        self.published_version
+            .store(self.state.version, std::sync::atomic::Ordering::Relaxed);
+        let committed = (commit.expected_version + 1..)
+            .zip(events)
+            .map(|(v, event)| Logged::new(v, event.clone()))
+            .collect();
+        let dropped = self.fanout.publish(committed, &self.state);
+        self.forget(dropped);
+        if let Some(received) = received {
+            telemetry::move_stage("broadcast", received.elapsed());
+        }
+        Ok(self.state.version)
+    }
+
+    /// After a staging or commit that failed: the state is ahead of the database (staging
+    /// changes it in place), so the room is marked stale and reloads from the database before
+    /// anything else is decided. Until then only the version (in the `unavailable` reject) and
+    /// the status (in the rooms gauge) are read: they go back to what is stored.
+    fn discard_staged(&mut self, version: i64, status: RoomStatus) {
+        self.state.version = version;
+        self.state.status = status;
+        self.stale = true;
+    }
+}
+
+/// A decided command's events on their way to the commit, with what the commit needs to know of
+/// the command.
+struct Change<'a> {
+    events: Vec<Event>,
+    author: Author<'a>,
+    /// A move's lag compensation (ms), given back to the mover's clock.
+    compensation: u64,
+    /// When a move's frame arrived, for the move latency metrics.
+    received: Option<tokio::time::Instant>,
+    /// The seat and level of a bot `add_bot` seats.
+    new_bot: Option<(Seat, crate::bot::Level)>,
+    /// The clock's reading (ms) when the command was decided, and the time since the last event
+    /// that set the game clocks.
+    at: (u64, u64),
+}
+
+impl<'a> Change<'a> {
+    /// The change `events` of `command` by `seat` make; `received`, `rtt_ms` and `at` as for
+    /// [`Authority::command`] and [`Change::at`].
+    fn of(
+        command: &Command,
+        events: Vec<Event>,
+        seat: Seat,
+        cid: &'a str,
+        received: tokio::time::Instant,
+        rtt_ms: Option<u64>,
+        at: (u64, u64),
+    ) -> Self {
+        let is_move = matches!(command, Command::Move { .. });
+        Change {
+            events,
+            author: Author {
+                seat,
+                cid: Some(cid),
+            },
+            compensation: if is_move {
+                rtt_ms.map_or(0, lag_compensation_ms)
+            } else {
+                0
+            },
+            received: is_move.then_some(received),
+            new_bot: match *command {
+                Command::AddBot { seat, level } => Some((seat, level)),
+                _ => None,
+            },
+            at,
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Who connects to the room task, and what it answers them: a connection's seat is checked here
+//! (the fan-out takes only connections the authority let in), presence frames follow a seat's
+//! first arrival and last departure, and acks and rejects go to the connection that sent the
+//! command.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::Authority;
+use crate::protocol::{self, Ack, Code, Presence as PresenceFrame, Reject};
+use crate::room::answers::Answer;
+use crate::room::chat::spectator_name;
+use crate::room::fanout::{Catchup, Gone, Newcomer};
+use crate::room::token::hash_token;
+use crate::room::{ConnectError, Connected, Outbound};
+use crate::rules::Seat;
+use crate::store::RoomStatus;
+
+impl Authority {
+    /// Lets in a connection: the room's bot of seat `bot`, a player with a seat `token`, or else a
+    /// spectator (named `name`), whose frames go to `out`; it is sent `welcome` and a replay after
+    /// `last_v` or a snapshot. Errors: the room is full, the token (or bot seat) is no seat's, or
+    /// `out` is closed.
+    pub(super) fn connect(
+        &mut self,
+        bot: Option<Seat>,
+        token: Option<String>,
+        last_v: Option<i64>,
+        name: Option<String>,
+        out: mpsc::Sender<Outbound>,
+    ) -> Result<Connected, ConnectError> {
+        // A room's own bots always get in: without them its game could not go on.
+        if bot.is_none() && self.fanout.len() >= self.settings.max_connections {
+            return Err(ConnectError::Crowded(self.settings.max_connections));
+        }
+        let seat = match (bot, token) {
+            (Some(seat), _) => {
+                let is_bot = self
+                    .state
+                    .seats
+                    .get(usize::from(seat))
+                    .is_some_and(|slot| slot.bot.is_some());
+                Some(
+                    Some(seat)
+                        .filter(|_| is_bot)
+                        .ok_or(ConnectError::BadToken)?,
+                )
+            }
+            (None, None) => None,
+            (None, Some(token)) => Some(
+                self.state
+                    .seat_of_token(&hash_token(&token))
+                    .ok_or(ConnectError::BadToken)?,
+            ),
+        };
+        let newcomer = Newcomer {
+            seat,
+            bot: bot.is_some(),
+            name: seat.map_or_else(|| spectator_name(name), |_| None),
+            out,
+        };
+        let catchup = Catchup {
+            connected: &self.presence.connected(),
+            chat: self.chat.readable(seat),
+            clock: self
+                .state
+                .clock_view(self.clock_now().1, self.settings.clock.now_utc()),
+        };
+        let conn = self
+            .fanout
+            .connect(newcomer, last_v, &self.state, catchup)?;
+        if let Some(seat) = seat
+            && self.presence.arrive(seat)
+        {
+            self.announce(PresenceFrame {
+                seat,
+                connected: true,
+                claimable_at: None,
+            });
+        }
+        Ok(Connected { conn, seat })
+    }
+
+    /// Connection `conn` left.
+    pub(super) fn disconnect(&mut self, conn: u64) {
+        if let Some(gone) = self.fanout.remove(conn) {
+            self.seat_left(gone.seat);
+        }
+    }
+
+    /// After the fan-out dropped connections: a bot's driver ends with its connection, and the
+    /// room still needs its moves, so it starts again; the others are told of seats now away.
+    pub(super) fn forget(&mut self, dropped: Vec<Gone>) {
+        for gone in dropped {
+            let bot = gone
+                .seat
+                .filter(|_| gone.bot)
+                .and_then(|seat| Some((seat, self.state.seats.get(usize::from(seat))?.bot?)));
+            if let Some((seat, level)) = bot {
+                self.start_bot(seat, level);
+            }
+            self.seat_left(gone.seat);
+        }
+    }
+
+    /// A connection of `seat` (none: a spectator's) went; if it was the seat's last, everyone is
+    /// told, with when the others may claim against it in a timed game in play.
+    fn seat_left(&mut self, seat: Option<Seat>) {
+        let Some(seat) = seat else { return };
+        if !self.presence.leave(seat, self.settings.clock.now_ms()) {
+            return;
+        }
+        let claimable_at = self
+            .grace_ms()
+            .filter(|_| self.state.status == RoomStatus::Playing)
+            .and_then(|ms| i64::try_from(ms).ok())
+            .map(|ms| self.settings.clock.now_utc() + chrono::Duration::milliseconds(ms));
+        self.announce(PresenceFrame {
+            seat,
+            connected: false,
+            claimable_at,
+        });
+    }
+
+    /// Sends a `presence` frame to every connection.
+    fn announce(&mut self, presence: PresenceFrame) {
+        let frame: Arc<str> = protocol::frame("presence", None, &presence).into();
+        let dropped = self.fanout.broadcast(&frame);
+        self.forget(dropped);
+    }
+
+    fn send(&mut self, conn: u64, text: String) {
+        let dropped = self.fanout.send(conn, text);
+        self.forget(dropped);
+    }
+
+    /// Rejects command `cid` of connection `conn`, with the room's current version.
+    pub(super) fn reject(&mut self, conn: u64, cid: &str, code: Code, message: String) {
+        let reject = Reject {
+            cid: Some(cid.to_owned()),
+            code,
+            message,
+            v: self.state.version,
+        };
+        self.send(conn, protocol::frame("reject", None, &reject));
+    }
+
+    /// Acknowledges command `cid` of connection `conn` at version `v`.
+    pub(super) fn ack(&mut self, conn: u64, cid: &str, v: i64) {
+        let ack = Ack {
+            cid: cid.to_owned(),
+            v,
+        };
+        self.send(conn, protocol::frame("ack", None, &ack));
+    }
+
+    /// Sends `answer` to command `cid` of connection `conn`.
+    pub(super) fn answer(&mut self, conn: u64, cid: &str, answer: Answer) {
+        match answer {
+            Answer::Ack(v) => self.ack(conn, cid, v),
+            Answer::Reject(code, message) => self.reject(conn, cid, code, message),
+        }
+    }
+}

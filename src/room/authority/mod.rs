@@ -1,0 +1,355 @@
+//! The room task, the authority of its room: inbox -> decide -> commit -> apply -> publish ->
+//! answer.
+//!
+//! One task per room is the only writer of its game, so commands need no locks and are totally
+//! ordered. The task awaits only the database: what it commits it hands to its [`Fanout`], which
+//! sends to connections with `try_send` and drops a connection whose queue is full rather than
+//! wait for it. It stops (and the registry loads the room afresh when it is next needed) when it
+//! has been idle with nobody connected for a while (`RoomSettings::idle`), or when a commit's
+//! outcome is unknown. A room still waiting for players when its `RoomSettings::waiting_ttl` runs
+//! out ends as `aborted`. Every deadline (a flag, an expiry, idling) is read from and waited on
+//! the room's [`Clock`], never from a tokio timer, so a test moves them with a manual clock.
+//!
+//! Abandonment (docs/protocol.md, "Abandonment"): [`Presence`] notes on the clock when each seat's
+//! last connection left; once the seat on move of a timed game has been away for its grace period,
+//! `claim_victory` / `claim_draw {"reason": "abandoned"}` end the game (or, with three players, are
+//! votes that the seat leave); a waiting room whose only player is away expires after
+//! `RoomSettings::abandoned_waiting_room`.
+//!
+//! `commands` holds what changes the room (commands, joins, flags, the commit); `connections`
+//! holds who connects and the answers and presence frames they are sent.
+
+mod commands;
+mod connections;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicI64;
+
+use tokio::sync::mpsc;
+use tracing::{Instrument, debug, info, info_span};
+
+use super::answers::Answers;
+use super::bot;
+use super::chat::RecentChat;
+use super::fanout::{Fanout, Logged};
+use super::presence::Presence;
+use super::state::RoomState;
+use super::{
+    BotConnected, ConnectError, INBOX_CAPACITY, JoinError, Request, RoomHandle, RoomSettings,
+    RoomSummary,
+};
+use crate::bot::Level;
+use crate::clock::{Clock, millis};
+use crate::protocol::{Code, close};
+use crate::rules::Seat;
+use crate::store::{RoomStatus, Store};
+use crate::telemetry;
+
+/// The room task's state.
+pub(super) struct Authority {
+    state: RoomState,
+    answers: Answers,
+    fanout: Fanout,
+    presence: Presence,
+    store: Store,
+    /// Set when this task's state may differ from the database (a commit failed, so it may or may
+    /// not have been written): the task stops and the registry loads the room afresh.
+    stale: bool,
+    /// `state.version`, readable by connections without asking the task.
+    published_version: Arc<AtomicI64>,
+    settings: RoomSettings,
+    chat: RecentChat,
+    /// The clock's reading (`settings.clock`, ms) at the last event that set the game clocks, or
+    /// when this task started: the running seat's time counts from here. A restored room starts
+    /// counting afresh, so the time the server was down is charged to nobody.
+    clock_mark: u64,
+    /// This task's own handle, set by [`Authority::spawn`]: the bots it starts talk to it.
+    handle: Option<RoomHandle>,
+}
+
+/// What woke the room task.
+enum Wake {
+    Request(Option<Request>),
+    Waited,
+    Flag,
+}
+
+/// The earlier of two optional deadlines.
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Waits on `clock` until `deadline` (ms), or forever without one.
+async fn sleep_until(clock: &Clock, deadline: Option<u64>) {
+    match deadline {
+        Some(deadline) => clock.sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Authority {
+    /// The task of a room at `state`, whose committed events so far are `log` (in version order).
+    pub fn new(
+        state: RoomState,
+        log: Vec<Logged>,
+        answers: Answers,
+        store: Store,
+        settings: RoomSettings,
+    ) -> Self {
+        let published_version = Arc::new(AtomicI64::new(state.version));
+        let clock_mark = settings.clock.now_ms();
+        Authority {
+            clock_mark,
+            presence: Presence::new(state.seats.len(), clock_mark),
+            handle: None,
+            state,
+            fanout: Fanout::new(log),
+            answers,
+            store,
+            stale: false,
+            published_version,
+            settings,
+            chat: RecentChat::default(),
+        }
+    }
+
+    /// The same task with the room's recent chat (read from the store at a restore).
+    pub fn with_chat(mut self, chat: RecentChat) -> Self {
+        self.chat = chat;
+        self
+    }
+
+    /// The room this task would run.
+    pub fn room_id(&self) -> uuid::Uuid {
+        self.state.id
+    }
+
+    /// Starts the task, and the drivers of its bots, and returns its handle.
+    pub fn spawn(mut self) -> RoomHandle {
+        let (tx, rx) = mpsc::channel(INBOX_CAPACITY);
+        let handle = RoomHandle {
+            id: self.state.id,
+            invite_code: self.state.invite_code.clone(),
+            kind: self.state.kind(),
+            tx,
+            version: self.published_version.clone(),
+        };
+        self.handle = Some(handle.clone());
+        for (seat, slot) in self.state.seats.iter().enumerate() {
+            if let (Some(level), Ok(seat)) = (slot.bot, Seat::try_from(seat)) {
+                self.start_bot(seat, level);
+            }
+        }
+        let span = info_span!("room", room_id = %self.state.id, game = %self.state.kind());
+        tokio::spawn(self.run(rx).instrument(span));
+        handle
+    }
+
+    /// Starts the driver of the bot at `level` in `seat`.
+    fn start_bot(&self, seat: Seat, level: Level) {
+        if let Some(handle) = &self.handle {
+            bot::driver::spawn(handle.clone(), seat, level, self.settings.bots.clone());
+        }
+    }
+
+    /// Whether the room may leave memory when its wait runs out: nobody but its bots is
+    /// connected, and no bot is about to move (a game between bots plays on while nobody
+    /// watches).
+    fn may_idle(&self) -> bool {
+        let bot_on_move = self
+            .state
+            .seat_on_move()
+            .and_then(|seat| self.state.seats.get(usize::from(seat)))
+            .is_some_and(|slot| slot.bot.is_some());
+        !bot_on_move && self.fanout.only_bots()
+    }
+
+    async fn run(mut self, mut inbox: mpsc::Receiver<Request>) {
+        debug!(version = self.state.version, "room task started");
+        let game = self.state.kind().as_str();
+        telemetry::room(game, self.state.status.as_str(), 1.0);
+        let clock = self.settings.clock.clone();
+        loop {
+            // A room whose clock runs stays in memory: its deadline must fire.
+            let deadline = earliest(
+                self.state.clock_deadline(self.clock_mark),
+                self.abandoned_waiting_deadline(),
+            );
+            let idle_at = (self.may_idle() && deadline.is_none())
+                .then(|| clock.now_ms().saturating_add(millis(self.settings.idle)));
+            let wait = earliest(idle_at, self.waiting_deadline());
+            let wake = tokio::select! {
+                () = sleep_until(&clock, deadline) => Wake::Flag,
+                () = sleep_until(&clock, wait) => Wake::Waited,
+                request = inbox.recv() => Wake::Request(request),
+            };
+            match wake {
+                Wake::Flag => {
+                    if self
+                        .abandoned_waiting_deadline()
+                        .is_some_and(|at| clock.now_ms() >= at)
+                    {
+                        info!("the creator of a waiting room left and did not come back");
+                        self.expire().await;
+                    } else {
+                        self.flag().await;
+                    }
+                }
+                Wake::Waited
+                    if self
+                        .waiting_deadline()
+                        .is_some_and(|at| clock.now_ms() >= at) =>
+                {
+                    self.expire().await;
+                }
+                Wake::Waited => {
+                    debug!("idle with nobody connected: leaving memory");
+                    telemetry::eviction("idle");
+                    break;
+                }
+                Wake::Request(None) => break,
+                Wake::Request(Some(request)) => self.handle(request).await,
+            }
+            if self.stale {
+                telemetry::eviction("reload");
+                break;
+            }
+        }
+        telemetry::room(game, self.state.status.as_str(), -1.0);
+        self.stop(inbox);
+    }
+
+    /// Answers "gone" to what is already queued and closes every connection. From here on the
+    /// handle reads as closed, so the registry loads the room afresh.
+    fn stop(mut self, mut inbox: mpsc::Receiver<Request>) {
+        inbox.close();
+        while let Ok(request) = inbox.try_recv() {
+            match request {
+                Request::Join { reply, .. } => {
+                    let _ = reply.send(Err(JoinError::Unavailable));
+                }
+                Request::Connect { reply, .. } => {
+                    let _ = reply.send(Err(ConnectError::Gone));
+                }
+                Request::ConnectBot { reply, .. } => {
+                    let _ = reply.send(Err(ConnectError::Gone));
+                }
+                Request::Command { conn, cid, .. } => {
+                    let message = "the room is reloading; retry the same cid".to_owned();
+                    self.reject(conn, &cid, Code::Unavailable, message);
+                }
+                Request::Disconnect { .. } | Request::Summary { .. } => {}
+            }
+        }
+        self.fanout.close_all(close::TRY_AGAIN, "room reloading");
+        debug!("room task stopped");
+    }
+
+    /// When (clock ms) a waiting room runs out of time to wait for its players
+    /// (`RoomSettings::waiting_ttl` after its creation); `None` once it is not waiting.
+    fn waiting_deadline(&self) -> Option<u64> {
+        if self.state.status != RoomStatus::Waiting {
+            return None;
+        }
+        let clock = &self.settings.clock;
+        let waited = (clock.now_utc() - self.state.created_at)
+            .to_std()
+            .unwrap_or_default();
+        let left = self.settings.waiting_ttl.saturating_sub(waited);
+        Some(clock.now_ms().saturating_add(millis(left)))
+    }
+
+    /// When (clock ms) a waiting room whose only player has no connection expires; `None`
+    /// unless the room is waiting with one seat taken and that seat away.
+    fn abandoned_waiting_deadline(&self) -> Option<u64> {
+        if self.state.status != RoomStatus::Waiting {
+            return None;
+        }
+        // Bots wait forever: only the people who took a seat count.
+        let mut taken = self
+            .state
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.taken && s.bot.is_none());
+        let (creator, _) = taken.next()?;
+        if taken.next().is_some() {
+            return None;
+        }
+        let ttl = millis(self.settings.abandoned_waiting_room);
+        self.presence
+            .lone_player_deadline(Seat::try_from(creator).ok()?, ttl)
+    }
+
+    /// The grace period of this room's absent player on move; `None` in an untimed room.
+    fn grace_ms(&self) -> Option<u64> {
+        let clocks = self.state.clock.as_ref()?;
+        Some(millis(
+            self.settings.grace(u64::from(clocks.settings.initial_s)),
+        ))
+    }
+
+    /// The clock's reading now, and the time since the last event that set the game clocks.
+    fn clock_now(&self) -> (u64, u64) {
+        let now_ms = self.settings.clock.now_ms();
+        (now_ms, now_ms.saturating_sub(self.clock_mark))
+    }
+
+    async fn handle(&mut self, request: Request) {
+        match request {
+            Request::Join {
+                choice,
+                name,
+                reply,
+            } => {
+                let _ = reply.send(self.join(choice, name).await);
+            }
+            Request::Connect {
+                token,
+                last_v,
+                name,
+                out,
+                reply,
+            } => {
+                let _ = reply.send(self.connect(None, token, last_v, name, out));
+            }
+            Request::ConnectBot { seat, out, reply } => {
+                let connected = self.connect(Some(seat), None, None, None, out);
+                let _ = reply.send(connected.map(|connected| BotConnected {
+                    conn: connected.conn,
+                    game: self.state.game.clone(),
+                    position_version: self.state.position_version,
+                    playing: self.state.status == RoomStatus::Playing,
+                }));
+            }
+            Request::Disconnect { conn } => self.disconnect(conn),
+            Request::Command {
+                conn,
+                cid,
+                command,
+                received,
+                rtt_ms,
+            } => self.command(conn, cid, command, received, rtt_ms).await,
+            Request::Summary { reply } => {
+                let _ = reply.send(self.summary());
+            }
+        }
+    }
+
+    fn summary(&self) -> RoomSummary {
+        let s = &self.state;
+        RoomSummary {
+            room_id: s.id,
+            game: s.kind(),
+            status: s.status.as_str().to_owned(),
+            visibility: s.visibility.as_str().to_owned(),
+            seats: s.seat_infos(&self.presence.connected()),
+            version: s.version,
+            invite_code: s.invite_code.clone(),
+            created_at: s.created_at,
+        }
+    }
+}

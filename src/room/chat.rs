@@ -1,0 +1,119 @@
+//! A room's chat: the recent messages per channel, spectators' names, and storing and sending a
+//! message that was accepted.
+//!
+//! Chat makes no versioned event: a message is stored in its own table with a per-room `seq`, sent
+//! to the connections that may read its channel, and kept here for the `snapshot` and
+//! `chat_history` of later connections. Whether a message may be written at all, and its cleaned
+//! text, is the room state's decision (`RoomState::decide` gives a `Decision::Chat`), made before
+//! the message gets here.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use super::fanout::{Fanout, Gone};
+use super::state::RoomState;
+use crate::protocol::{self, ChatChannel, ChatMessage};
+use crate::rules::Seat;
+use crate::store::{ChatRow, Store, StoreError};
+
+/// How many recent messages per channel a room keeps for `snapshot` and `chat_history`.
+pub(super) const CHAT_HISTORY: usize = 50;
+
+/// The longest spectator name, in characters (as for seat names).
+const MAX_NAME_CHARS: usize = 32;
+
+/// The recent chat of one room: per channel, the latest [`CHAT_HISTORY`] messages with their
+/// `seq`, oldest first.
+#[derive(Default)]
+pub(super) struct RecentChat {
+    players: VecDeque<(i64, ChatMessage)>,
+    spectators: VecDeque<(i64, ChatMessage)>,
+    /// The `seq` of the last message stored (or tried).
+    last_seq: i64,
+}
+
+impl RecentChat {
+    /// The history read back from the store: both channels' latest rows, and the last `seq`.
+    pub fn from_rows(rows: Vec<ChatRow>, last_seq: i64) -> Self {
+        let mut chat = RecentChat {
+            last_seq,
+            ..RecentChat::default()
+        };
+        for row in rows {
+            let channel = match row.channel.as_str() {
+                "players" => ChatChannel::Players,
+                "spectators" => ChatChannel::Spectators,
+                _ => continue,
+            };
+            let message = ChatMessage {
+                channel,
+                seat: row.seat,
+                name: row.name,
+                text: row.text,
+                at: row.created_at,
+            };
+            chat.push(row.seq, message);
+        }
+        chat
+    }
+
+    fn push(&mut self, seq: i64, message: ChatMessage) {
+        let queue = match message.channel {
+            ChatChannel::Players => &mut self.players,
+            ChatChannel::Spectators => &mut self.spectators,
+        };
+        queue.push_back((seq, message));
+        while queue.len() > CHAT_HISTORY {
+            queue.pop_front();
+        }
+    }
+
+    /// The messages a connection of `seat` may read, oldest first.
+    pub fn readable(&self, seat: Option<Seat>) -> Vec<ChatMessage> {
+        let mut all: Vec<&(i64, ChatMessage)> = self.players.iter().collect();
+        if RoomState::may_read_chat(seat, ChatChannel::Spectators) {
+            all.extend(self.spectators.iter());
+        }
+        all.sort_by_key(|(seq, _)| *seq);
+        all.into_iter().map(|(_, m)| m.clone()).collect()
+    }
+
+    /// Stores an accepted `message` of room `room_id`, then sends it to every connection of
+    /// `fanout` that reads its channel (the writer's included) and keeps it. Returns the
+    /// connections it could not be sent to (dropped). Errors: the store did not take it; nothing
+    /// was sent, and its `seq` is not used again (the insert may still have been stored).
+    pub async fn post(
+        &mut self,
+        store: &Store,
+        room_id: Uuid,
+        message: ChatMessage,
+        fanout: &mut Fanout,
+    ) -> Result<Vec<Gone>, StoreError> {
+        self.last_seq += 1;
+        let row = ChatRow {
+            seq: self.last_seq,
+            channel: message.channel.as_str().to_owned(),
+            seat: message.seat,
+            name: message.name.clone(),
+            text: message.text.clone(),
+            created_at: message.at,
+        };
+        store.insert_chat(room_id, &row).await?;
+        let frame: Arc<str> = protocol::frame("chat", None, &message).into();
+        let channel = message.channel;
+        let gone = fanout.send_where(|seat| RoomState::may_read_chat(seat, channel), &frame);
+        self.push(row.seq, message);
+        Ok(gone)
+    }
+}
+
+/// A spectator's name from its hello: control characters removed, trimmed, at most
+/// [`MAX_NAME_CHARS`] characters; `None` when nothing is left.
+pub(super) fn spectator_name(name: Option<String>) -> Option<String> {
+    let name: String = name?.chars().filter(|c| !c.is_control()).collect();
+    let name: String = name.trim().chars().take(MAX_NAME_CHARS).collect();
+    let name = name.trim();
+    (!name.is_empty()).then(|| name.to_owned())
+}

@@ -1,0 +1,170 @@
+//! Seats: which seat a person asks for, taking one (a person or a computer opponent), and finding a
+//! seat from its token.
+
+use rand::seq::IteratorRandom;
+
+use super::{Refusal, RoomState};
+use crate::bot::Level;
+use crate::protocol::{Code, Event};
+use crate::rules::{Rules, Seat};
+use crate::store::RoomStatus;
+
+/// Which seat a person asks for when creating or joining a room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatChoice {
+    /// Any free seat, chosen at random.
+    Random,
+    /// A seat number, e.g. `1` (Black in Ouk Chatrang).
+    Number(Seat),
+    /// A colour name, e.g. `"black"`.
+    Color(String),
+}
+
+/// Why a seat could not be taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JoinRefusal {
+    /// Every seat is taken (HTTP 409 `room_full`).
+    RoomFull,
+    /// The asked-for seat is taken (HTTP 409 `seat_taken`).
+    SeatTaken(Seat),
+    /// The asked-for seat or colour does not exist in this game (HTTP 400 `bad_request`).
+    NoSuchSeat(String),
+}
+
+/// One seat of the room.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatSlot {
+    /// Whether a player holds the seat.
+    pub taken: bool,
+    /// The player's name, if one was given.
+    pub name: Option<String>,
+    /// SHA-256 of the seat token; `None` while the seat is free. A bot's seat has the hash of a
+    /// token nobody was given: only the room's own bot connection plays it.
+    pub token_hash: Option<[u8; 32]>,
+    /// The level of the computer opponent holding the seat; `None` for a person.
+    pub bot: Option<Level>,
+}
+
+/// The name a computer opponent plays under, e.g. `Computer (level 3)`.
+pub fn bot_name(level: Level) -> String {
+    format!("Computer (level {level})")
+}
+
+impl RoomState {
+    /// The seat whose token hashes to `hash`.
+    pub fn seat_of_token(&self, hash: &[u8; 32]) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|slot| slot.token_hash.as_ref() == Some(hash))
+            .and_then(|i| Seat::try_from(i).ok())
+    }
+
+    /// The events of `name` taking a seat: `seat_taken`, and `game_started` when it was the last free
+    /// seat.
+    pub fn decide_join(
+        &self,
+        choice: &SeatChoice,
+        name: Option<String>,
+    ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
+        let free = |seat: &Seat| !self.seats[usize::from(*seat)].taken;
+        let all: Vec<Seat> = (0..self.game.players()).collect();
+        if self.status != RoomStatus::Waiting || !all.iter().any(free) {
+            return Err(JoinRefusal::RoomFull);
+        }
+        let seat = match choice {
+            SeatChoice::Random => all
+                .iter()
+                .copied()
+                .filter(free)
+                .choose(&mut rand::rng())
+                .ok_or(JoinRefusal::RoomFull)?,
+            SeatChoice::Number(n) if all.contains(n) => *n,
+            SeatChoice::Number(n) => {
+                return Err(JoinRefusal::NoSuchSeat(format!(
+                    "seat {n} does not exist; this game has seats 0 to {}",
+                    self.game.players() - 1
+                )));
+            }
+            SeatChoice::Color(color) => all
+                .iter()
+                .copied()
+                .find(|s| self.game.color(*s) == color)
+                .ok_or_else(|| JoinRefusal::NoSuchSeat(format!("no seat plays {color:?}")))?,
+        };
+        if !free(&seat) {
+            return Err(JoinRefusal::SeatTaken(seat));
+        }
+        Ok((seat, self.seat_taken_events(seat, name, None)))
+    }
+
+    /// The events of a computer opponent at `level` taking the free `seat`: `seat_taken` with
+    /// `bot`, and `game_started` when it was the last free seat. Refused (`cannot_add_bot`) unless
+    /// the room is waiting and `seat` is one of its free seats.
+    pub fn decide_bot_join(&self, seat: Seat, level: Level) -> Result<Vec<Event>, Refusal> {
+        if self.status != RoomStatus::Waiting {
+            return Err(Refusal::new(
+                Code::CannotAddBot,
+                "a bot only takes a seat while the room waits for players",
+            ));
+        }
+        match self.seats.get(usize::from(seat)) {
+            None => Err(Refusal::new(
+                Code::CannotAddBot,
+                format!(
+                    "seat {seat} does not exist; this game has seats 0 to {}",
+                    self.seats.len() - 1
+                ),
+            )),
+            Some(slot) if slot.taken => Err(Refusal::new(
+                Code::CannotAddBot,
+                format!("seat {seat} is taken"),
+            )),
+            Some(_) => Ok(self.seat_taken_events(seat, Some(bot_name(level)), Some(level))),
+        }
+    }
+
+    /// Applies `seat_taken` (event version `v`) for `seat`: the seat taken at version 1 is the
+    /// creator's.
+    pub(super) fn apply_seat_taken(
+        &mut self,
+        v: i64,
+        seat: Seat,
+        name: &Option<String>,
+        bot: Option<Level>,
+    ) -> Result<(), String> {
+        let slot = self
+            .seats
+            .get_mut(usize::from(seat))
+            .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
+        slot.taken = true;
+        slot.name.clone_from(name);
+        slot.bot = bot;
+        if v == 1 {
+            self.creator = Some(seat);
+        }
+        Ok(())
+    }
+
+    /// `seat_taken` for `seat`, and `game_started` when it is the last free seat.
+    fn seat_taken_events(
+        &self,
+        seat: Seat,
+        name: Option<String>,
+        bot: Option<Level>,
+    ) -> Vec<Event> {
+        let mut events = vec![Event::SeatTaken {
+            seat,
+            color: self.game.color(seat).to_owned(),
+            name,
+            bot,
+        }];
+        if self.seats.iter().filter(|slot| slot.taken).count() + 1 == self.seats.len() {
+            events.push(Event::GameStarted {
+                position: self.game.position(),
+                to_move: self.game.to_move(),
+                clock: None,
+            });
+        }
+        events
+    }
+}
