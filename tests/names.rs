@@ -74,7 +74,7 @@ async fn names_are_refused_or_trimmed_the_same_way_at_every_entry_point() {
     let (status, body) = post(
         server.addr,
         "/api/rooms",
-        &json!({"game": "khan", "name": format!("  {longest}\u{3000}")}),
+        &json!({"game": "khan", "seat": 0, "name": format!("  {longest}\u{3000}")}),
     )
     .await;
     assert_eq!(status, 201, "{body}");
