@@ -73,6 +73,11 @@ impl Process {
     /// Starts `khanate serve` on an ephemeral port over `database_url` and waits for its
     /// "listening" line.
     pub fn start(database_url: &str) -> Process {
+        Process::start_with(database_url, &[])
+    }
+
+    /// [`Process::start`] with more command-line arguments (e.g. the cluster options).
+    pub fn start_with(database_url: &str, extra: &[&str]) -> Process {
         // The limits of the in-process test servers: tests play much faster than people.
         let limits = Config::for_tests(database_url).limits;
         let mut child = Command::new(env!("CARGO_BIN_EXE_khanate"))
@@ -92,6 +97,7 @@ impl Process {
                 "--connections-per-ip",
                 &limits.connections_per_ip.to_string(),
             ])
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -109,6 +115,20 @@ impl Process {
             .parse()
             .expect("an address");
         Process { addr, child }
+    }
+
+    /// Sends `signal` (`"STOP"`, `"CONT"`, `"TERM"`, ...) with kill(1).
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill -{signal}");
+    }
+
+    /// Waits for the process to exit (after a SIGTERM) and returns whether it exited cleanly.
+    pub fn wait(mut self) -> bool {
+        self.child.wait().expect("reap").success()
     }
 
     /// SIGKILL: no graceful shutdown, no flushing, as a crash or power cut.
