@@ -15,7 +15,7 @@ use khanate::store::{
 };
 use serde_json::json;
 use sqlx::Connection;
-use support::server::{Process, two_player_room};
+use support::server::{Process, get_text, two_player_room};
 use support::ws::{Client, End};
 use uuid::Uuid;
 
@@ -336,13 +336,15 @@ async fn a_killed_owners_room_is_taken_over_within_a_second_of_its_lease_expiry(
 }
 
 #[tokio::test]
-async fn a_paused_owners_late_commit_is_refused_by_fencing() {
+async fn a_paused_owner_self_fences_on_resume_and_its_late_commit_is_refused() {
     let db = support::db::fresh_postgres().await;
     let a = node(&db.url, TTL_MS, 300);
     let b = node(&db.url, TTL_MS, 300);
     let (room_id, white_token, black_token, mut white_a, _black_a, mut local, mut v) =
         game_on(a.addr, 2).await;
     let moves = moves();
+    // A second room on a where nothing is sent: only the self-fence can stop it.
+    let (.., mut idle_white, _idle_black, _, _) = game_on(a.addr, 0).await;
     a.signal("STOP");
     // Sent to a while it is paused: a reads it only once it runs again, after b took over.
     white_a.send_move("late", &moves[2], v).await;
@@ -367,6 +369,14 @@ async fn a_paused_owners_late_commit_is_refused_by_fencing() {
     .await
     .expect("a closes its clients");
     assert!(matches!(ended, Some(1012 | 1013)), "closed with {ended:?}");
+    // Resumed past its lease, a stopped serving before anything else: it self-fenced.
+    let idle_closed = tokio::time::timeout(Duration::from_secs(5), idle_white.closed()).await;
+    assert_eq!(idle_closed, Ok(Some(1013)), "the idle room stops too");
+    let (_, metrics) = get_text(a.addr, "/metrics").await;
+    assert!(
+        metrics.lines().any(|l| l == "khanate_self_fences_total 1"),
+        "{metrics}"
+    );
     let (versions, epoch) = stored(&db.url, &room_id).await;
     assert_eq!(versions, (1..=v).collect::<Vec<_>>(), "no fork");
     assert_eq!(epoch, 2);
