@@ -9,7 +9,7 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
-use crate::room::state::{Refusal, SeatChoice, clean_chat_text, lag_compensation_ms};
+use crate::room::state::{Absence, Decision, SeatChoice, lag_compensation_ms};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
@@ -31,21 +31,17 @@ fn sets_clock(event: &Event) -> bool {
 }
 
 impl Authority {
-    /// A `claim_victory` (or, when `draw`, `claim_draw {reason: "abandoned"}`) by `seat`.
-    fn claim_abandoned(&mut self, seat: Seat, draw: bool) -> Result<Vec<Event>, Refusal> {
+    /// What the claims against an absent seat need to know: the claimable seat now, and the
+    /// votes cast against it.
+    fn absence(&self) -> Absence<'_> {
         let (now_ms, _) = self.clock_now();
         let claimable = self
             .presence
             .claimable(self.state.seat_on_move(), self.grace_ms(), now_ms);
-        let voters = self.presence.voters_with(claimable, seat);
-        let decided = self
-            .state
-            .decide_claim_abandoned(seat, claimable, draw, &voters);
-        if decided.as_ref().is_ok_and(Vec::is_empty) {
-            debug!(?seat, against = ?claimable, "abandonment vote");
-            self.presence.record_votes(voters);
+        Absence {
+            claimable,
+            votes: self.presence.votes_against(claimable),
         }
-        decided
     }
 
     /// Ends the game on time if the running seat's time is used up (the deadline fired, or a
@@ -108,67 +104,50 @@ impl Authority {
         })
     }
 
-    /// A chat message from connection `conn` (of `seat`, or a spectator's): checked, stored, sent
-    /// to every connection that reads its channel (the writer's included), acknowledged with the
-    /// room's current version (chat makes no event). A player's repeated cid gets the same answer
-    /// and the message is not repeated; spectators' cids are not remembered.
+    /// A chat message from connection `conn` (of `seat`, or a spectator's), checked and cleaned by
+    /// [`RoomState::decide`](crate::room::state::RoomState::decide): stored, sent to every
+    /// connection that reads its channel (the writer's included), acknowledged with the room's
+    /// current version (chat makes no event). A player's cid is remembered, so that a repeat gets
+    /// the same answer and the message is not repeated; spectators' cids are not remembered.
     async fn chat(
         &mut self,
         conn: u64,
         seat: Option<Seat>,
         cid: String,
         channel: ChatChannel,
-        text: &str,
+        text: String,
     ) {
-        if let Some(answer) = seat.and_then(|seat| self.answers.get(seat, &cid)) {
-            debug!(cid, "repeated cid: same answer");
-            self.answer(conn, &cid, answer);
-            return;
-        }
-        let checked = self
-            .state
-            .may_write_chat(seat, channel)
-            .and_then(|()| clean_chat_text(text));
-        let answer = match checked {
-            Err(refusal) => Answer::Reject(refusal.code, refusal.message),
-            Ok(text) => {
-                let name = match seat {
-                    Some(seat) => self
-                        .state
-                        .seats
-                        .get(usize::from(seat))
-                        .and_then(|slot| slot.name.clone()),
-                    None => self.fanout.name_of(conn),
-                };
-                let message = ChatMessage {
-                    channel,
-                    seat,
-                    name,
-                    text,
-                    at: self.settings.clock.now_utc(),
-                };
-                let posted = self
-                    .chat
-                    .post(&self.store, self.state.id, message, &mut self.fanout)
-                    .await;
-                match posted {
-                    Ok(dropped) => self.forget(dropped),
-                    Err(e) => {
-                        warn!(error = %e, "a chat message could not be stored");
-                        telemetry::command("chat", Some(Code::Unavailable.as_str()));
-                        let message = "could not store the message; send it again".to_owned();
-                        self.reject(conn, &cid, Code::Unavailable, message);
-                        return;
-                    }
-                }
-                Answer::Ack(self.state.version)
+        let name = match seat {
+            Some(seat) => self
+                .state
+                .seats
+                .get(usize::from(seat))
+                .and_then(|slot| slot.name.clone()),
+            None => self.fanout.name_of(conn),
+        };
+        let message = ChatMessage {
+            channel,
+            seat,
+            name,
+            text,
+            at: self.settings.clock.now_utc(),
+        };
+        let posted = self
+            .chat
+            .post(&self.store, self.state.id, message, &mut self.fanout)
+            .await;
+        match posted {
+            Ok(dropped) => self.forget(dropped),
+            Err(e) => {
+                warn!(error = %e, "a chat message could not be stored");
+                telemetry::command("chat", Some(Code::Unavailable.as_str()));
+                let message = "could not store the message; send it again".to_owned();
+                self.reject(conn, &cid, Code::Unavailable, message);
+                return;
             }
-        };
-        let code = match &answer {
-            Answer::Reject(code, _) => Some(code.as_str()),
-            Answer::Ack(_) => None,
-        };
-        telemetry::command("chat", code);
+        }
+        telemetry::command("chat", None);
+        let answer = Answer::Ack(self.state.version);
         if let Some(seat) = seat {
             self.answers
                 .remember_unstored(seat, cid.clone(), answer.clone());
@@ -185,19 +164,10 @@ impl Authority {
         received: tokio::time::Instant,
         rtt_ms: Option<u64>,
     ) {
-        let Some(seat) = self.fanout.seat_of(conn) else {
+        let Some(viewer) = self.fanout.seat_of(conn) else {
             return;
         };
-        if let Command::Chat { channel, text } = &command {
-            return self.chat(conn, seat, cid, *channel, text).await;
-        }
-        let Some(seat) = seat else {
-            let message = "spectators cannot send commands".to_owned();
-            telemetry::command(command.name(), Some(Code::NotAPlayer.as_str()));
-            self.reject(conn, &cid, Code::NotAPlayer, message);
-            return;
-        };
-        if let Some(answer) = self.answers.get(seat, &cid) {
+        if let Some(answer) = viewer.and_then(|seat| self.answers.get(seat, &cid)) {
             debug!(cid, "repeated cid: same answer");
             self.answer(conn, &cid, answer);
             return;
@@ -210,20 +180,23 @@ impl Authority {
             return;
         }
         let at = self.clock_now();
-        let decided = match &command {
-            Command::ClaimVictory => self.claim_abandoned(seat, false),
-            Command::ClaimDraw { reason } if reason == EndReason::Abandoned.as_str() => {
-                self.claim_abandoned(seat, true)
-            }
-            _ => self.state.decide(seat, &command),
-        };
-        let answer = match decided {
+        let answer = match self.state.decide(viewer, &command, self.absence()) {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
                 Answer::Reject(refusal.code, refusal.message)
             }
-            Ok(events) if events.is_empty() => Answer::Ack(self.state.version),
-            Ok(events) => {
+            Ok(Decision::Chat { channel, text }) => {
+                return self.chat(conn, viewer, cid, channel, text).await;
+            }
+            Ok(Decision::Vote { against, voters }) => {
+                debug!(?viewer, against, "abandonment vote");
+                self.presence.record_votes(against, voters);
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { events, .. }) if events.is_empty() => {
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { by: seat, events }) => {
                 let change = Change::of(&command, events, seat, &cid, received, rtt_ms, at);
                 let stored = self.commit_command(change).await;
                 return self.answer_stored(conn, &cid, seat, &command, stored);
@@ -234,8 +207,10 @@ impl Authority {
             Answer::Ack(_) => None,
         };
         telemetry::command(command.name(), code);
-        self.answers
-            .remember_unstored(seat, cid.clone(), answer.clone());
+        if let Some(seat) = viewer {
+            self.answers
+                .remember_unstored(seat, cid.clone(), answer.clone());
+        }
         self.answer(conn, &cid, answer);
     }
 
