@@ -12,7 +12,7 @@ use crate::room::state::{Refusal, SeatChoice, clean_chat_text, lag_compensation_
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
-use crate::store::RoomStatus;
+use crate::store::{ChatAnswer, RoomStatus, StoreError};
 use crate::telemetry;
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -110,7 +110,9 @@ impl Authority {
     /// A chat message from connection `conn` (of `seat`, or a spectator's): checked, stored, sent
     /// to every connection that reads its channel (the writer's included), acknowledged with the
     /// room's current version (chat makes no event). A player's repeated cid gets the same answer
-    /// and the message is not repeated; spectators' cids are not remembered.
+    /// and the message is not repeated, after a restart too: an accepted message's cid is stored
+    /// with it. Spectators' cids are not remembered (nor stored): a spectator has no seat to key
+    /// them on.
     async fn chat(
         &mut self,
         conn: u64,
@@ -130,49 +132,77 @@ impl Authority {
             .and_then(|()| clean_chat_text(text));
         let answer = match checked {
             Err(refusal) => Answer::Reject(refusal.code, refusal.message),
-            Ok(text) => {
-                let name = match seat {
-                    Some(seat) => self
-                        .state
-                        .seats
-                        .get(usize::from(seat))
-                        .and_then(|slot| slot.name.clone()),
-                    None => self.fanout.name_of(conn),
-                };
-                let message = ChatMessage {
-                    channel,
-                    seat,
-                    name,
-                    text,
-                    at: self.settings.clock.now_utc(),
-                };
-                let posted = self
-                    .chat
-                    .post(&self.store, self.state.id, message, &mut self.fanout)
-                    .await;
-                match posted {
-                    Ok(dropped) => self.forget(dropped),
-                    Err(e) => {
-                        warn!(error = %e, "a chat message could not be stored");
-                        telemetry::command("chat", Some(Code::Unavailable.as_str()));
-                        let message = "could not store the message; send it again".to_owned();
-                        self.reject(conn, &cid, Code::Unavailable, message);
-                        return;
-                    }
+            Ok(text) => match self.post_chat(conn, seat, &cid, channel, text).await {
+                Ok(v) => Answer::Ack(v),
+                Err(e) => {
+                    warn!(error = %e, "a chat message could not be stored");
+                    telemetry::command("chat", Some(Code::Unavailable.as_str()));
+                    let message = "could not store the message; send it again".to_owned();
+                    self.reject(conn, &cid, Code::Unavailable, message);
+                    return;
                 }
-                Answer::Ack(self.state.version)
-            }
+            },
         };
         let code = match &answer {
             Answer::Reject(code, _) => Some(code.as_str()),
             Answer::Ack(_) => None,
         };
         telemetry::command("chat", code);
-        if let Some(seat) = seat {
-            self.answers
-                .remember_unstored(seat, cid.clone(), answer.clone());
+        match (seat, &answer) {
+            (Some(seat), Answer::Ack(v)) => self.answers.remember_stored(seat, cid.clone(), *v),
+            (Some(seat), Answer::Reject(..)) => {
+                self.answers
+                    .remember_unstored(seat, cid.clone(), answer.clone());
+            }
+            (None, _) => {}
         }
         self.answer(conn, &cid, answer);
+    }
+
+    /// Stores and sends the cleaned chat `text` of `seat` (or of spectator connection `conn`),
+    /// a player's with its `cid`. Returns the version its ack carries: the room's current one,
+    /// or the first's when the player's cid was already stored. Errors: as
+    /// [`RecentChat::post`](crate::room::chat::RecentChat::post).
+    async fn post_chat(
+        &mut self,
+        conn: u64,
+        seat: Option<Seat>,
+        cid: &str,
+        channel: ChatChannel,
+        text: String,
+    ) -> Result<i64, StoreError> {
+        let name = match seat {
+            Some(seat) => self
+                .state
+                .seats
+                .get(usize::from(seat))
+                .and_then(|slot| slot.name.clone()),
+            None => self.fanout.name_of(conn),
+        };
+        let message = ChatMessage {
+            channel,
+            seat,
+            name,
+            text,
+            at: self.settings.clock.now_utc(),
+        };
+        let v = self.state.version;
+        let answer = seat.map(|_| ChatAnswer {
+            cid: cid.to_owned(),
+            v,
+        });
+        let (dropped, stored) = self
+            .chat
+            .post(
+                &self.store,
+                self.state.id,
+                message,
+                answer,
+                &mut self.fanout,
+            )
+            .await?;
+        self.forget(dropped);
+        Ok(stored.map_or(v, |first| first.v))
     }
 
     /// Command `cid` of connection `conn`: decided, stored, published, then answered.
