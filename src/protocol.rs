@@ -15,8 +15,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::bot::Level;
-use crate::rules::ouk_chatrang::{Counting, CountingKind};
-use crate::rules::{EndReason, Outcome, Seat};
+use crate::rules::{EndReason, Extra, Outcome, Seat};
 
 mod server_frame;
 pub use server_frame::ServerFrame;
@@ -503,38 +502,6 @@ pub struct ClockView {
     pub at: DateTime<Utc>,
 }
 
-/// The Ouk Chatrang counting state while a count runs (O-23, O-24):
-/// `{"kind": "board" | "piece", "count", "limit", "escaping": "white" | "black", "started_ply"}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CountingInfo {
-    /// `board` (board's honour) or `piece` (piece's honour).
-    pub kind: String,
-    /// The count as shown to players: the escaping side's counted moves so far.
-    pub count: u32,
-    /// The limit L, in the escaping side's moves.
-    pub limit: u32,
-    /// The colour being counted for.
-    pub escaping: String,
-    /// The ply (moves since the room's start position) at which this count started.
-    pub started_ply: u32,
-}
-
-impl From<Counting> for CountingInfo {
-    fn from(c: Counting) -> Self {
-        CountingInfo {
-            kind: match c.kind {
-                CountingKind::Board => "board",
-                CountingKind::Piece => "piece",
-            }
-            .to_owned(),
-            count: c.count,
-            limit: c.limit,
-            escaping: c.escaping.as_str().to_owned(),
-            started_ply: c.started_ply,
-        }
-    }
-}
-
 /// The kind of an offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -601,9 +568,10 @@ pub enum Event {
         position: String,
         /// The seat now on move; `null` when this move ended the game.
         to_move: Option<Seat>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        /// The Ouk Chatrang count after the move while one runs (O-18..O-24); absent otherwise.
-        counting: Option<CountingInfo>,
+        #[serde(flatten)]
+        /// The game's own state after the move, its keys side by side with the others (Ouk
+        /// Chatrang: `counting` while a count runs, O-18..O-24); no key when it has none.
+        extra: Extra,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         /// A timed room's clocks after the move (the mover's increment added); absent untimed.
         clock: Option<ClockInfo>,
@@ -813,9 +781,10 @@ pub struct Snapshot {
     /// 10 000 move strings: only shorter jump chains are listed); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legal_moves_complete: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    /// The Ouk Chatrang count while one runs (O-24); absent otherwise.
-    pub counting: Option<CountingInfo>,
+    #[serde(flatten)]
+    /// The game's own state, its keys side by side with the others (Ouk Chatrang: `counting`
+    /// while a count runs, O-24); no key when it has none.
+    pub extra: Extra,
     /// The open offers (none once the game is over).
     pub offers: Vec<OfferInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

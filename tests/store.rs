@@ -9,9 +9,9 @@
 mod support;
 
 use chrono::{DateTime, Duration, TimeZone, Timelike, Utc};
-use khanate::rules::GameKind;
+use khanate::rules::{Extra, GameKind};
 use khanate::store::{
-    ChatAnswer, ChatRow, Commit, CountingRow, EventRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
+    ChatAnswer, ChatRow, Commit, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
     RoomRow, RoomStatus, SeatRow, Store, StoreError, StoredRoom, Visibility, truncate_to_micros,
 };
 use serde_json::{Value, json};
@@ -153,7 +153,7 @@ fn commit(room_id: Uuid, expected_version: i64, status: RoomStatus) -> Commit {
         events: Vec::new(),
         seats: Vec::new(),
         mv: None,
-        counting: None,
+        extra: None,
         game: None,
         new_room: None,
     }
@@ -171,14 +171,12 @@ fn mv(ply: i32, v: i64, seat: u8, notation: &str, created_at: DateTime<Utc>) -> 
     }
 }
 
-fn counting(ply: i32, count: i32) -> CountingRow {
-    CountingRow {
+fn counting(ply: i32, count: i32) -> ExtraRow {
+    let state = json!({"kind": "board", "count": count, "limit": 64, "escaping": "black",
+                       "started_ply": 1});
+    ExtraRow {
         ply,
-        kind: "board".to_owned(),
-        count,
-        limit: 64,
-        escaping: "black".to_owned(),
-        started_ply: 1,
+        extra: Extra::with("counting", state),
     }
 }
 
@@ -231,7 +229,7 @@ async fn assert_unchanged(store: &Store, before: &StoredRoom) {
     let id = before.room.id;
     assert_eq!(&load(store, id).await, before);
     assert_eq!(store.moves(id).await.expect("moves"), vec![]);
-    assert_eq!(store.counting_states(id).await.expect("counting"), vec![]);
+    assert_eq!(store.extra_history(id).await.expect("counting"), vec![]);
     assert_eq!(store.game_record(id).await.expect("game record"), None);
 }
 
@@ -361,7 +359,7 @@ async fn commit_appends_events_move_counting_and_game(store: Store) {
     let mut c = commit(r.id, v, RoomStatus::Playing);
     c.events = vec![e4.clone()];
     c.mv = Some(m1.clone());
-    c.counting = Some(c1.clone());
+    c.extra = Some(c1.clone());
     store.commit(&c).await.expect("first move");
     v = 4;
     assert_eq!(load(&store, r.id).await.room.version, 4);
@@ -391,7 +389,8 @@ async fn commit_appends_events_move_counting_and_game(store: Store) {
         final_position: m2.position.clone(),
         moves: vec!["e3e4".to_owned(), "d6d5".to_owned()],
         display_moves: vec!["display e3e4".to_owned(), "display d6d5".to_owned()],
-        counting: Some(
+        extra: Extra::with(
+            "counting",
             json!({"kind": "board", "count": 6, "limit": 64, "escaping": "black", "started_ply": 1}),
         ),
         started_at: Some(at(2)),
@@ -400,7 +399,7 @@ async fn commit_appends_events_move_counting_and_game(store: Store) {
     let mut c = commit(r.id, v, RoomStatus::Finished);
     c.events = vec![d5.clone(), over.clone()];
     c.mv = Some(m2.clone());
-    c.counting = Some(c2.clone());
+    c.extra = Some(c2.clone());
     c.game = Some(record.clone());
     store.commit(&c).await.expect("last move");
 
@@ -427,7 +426,7 @@ async fn commit_appends_events_move_counting_and_game(store: Store) {
     );
     assert_eq!(store.moves(r.id).await.expect("moves"), vec![m1, m2]);
     assert_eq!(
-        store.counting_states(r.id).await.expect("counting"),
+        store.extra_history(r.id).await.expect("counting"),
         vec![c1, c2]
     );
     assert_eq!(store.game_record(r.id).await.expect("record"), Some(record));
@@ -458,7 +457,7 @@ async fn commit_at_a_wrong_version_conflicts_and_writes_nothing(store: Store) {
         c.events = vec![moved(&m)];
         c.seats = vec![seat(1, "Late", at(5))];
         c.mv = Some(m);
-        c.counting = Some(counting(1, 1));
+        c.extra = Some(counting(1, 1));
         c.game = Some(GameRecord {
             room_id: r.id,
             game: GameKind::OukChatrang,
@@ -469,7 +468,7 @@ async fn commit_at_a_wrong_version_conflicts_and_writes_nothing(store: Store) {
             final_position: r.start_position.clone(),
             moves: vec![],
             display_moves: vec![],
-            counting: None,
+            extra: Extra::default(),
             started_at: None,
             finished_at: at(5),
         });
@@ -546,7 +545,7 @@ async fn malformed_commits_write_nothing(store: Store) {
         final_position: String::new(),
         moves: vec![],
         display_moves: vec![],
-        counting: None,
+        extra: Extra::default(),
         started_at: None,
         finished_at: at(3),
     });
@@ -787,7 +786,7 @@ async fn game_record_round_trips_without_optional_fields(store: Store) {
         final_position: r.start_position.clone(),
         moves: vec![],
         display_moves: vec![],
-        counting: None,
+        extra: Extra::default(),
         started_at: None,
         finished_at: at(30) + Duration::nanoseconds(999),
     };
@@ -843,7 +842,7 @@ async fn moves_and_counting_states_come_back_in_ply_order(store: Store) {
         let mut c = commit(r.id, v, RoomStatus::Playing);
         c.events = vec![moved(&m)];
         c.mv = Some(m);
-        c.counting = Some(counting(ply, ply + 100));
+        c.extra = Some(counting(ply, ply + 100));
         store.commit(&c).await.expect("move");
         v += 1;
     }
@@ -854,17 +853,14 @@ async fn moves_and_counting_states_come_back_in_ply_order(store: Store) {
     );
     assert_eq!(moves.iter().map(|m| m.v).collect::<Vec<_>>(), vec![2, 3, 1]);
     assert_eq!(moves[0], mv(2, 2, 0, "m2", at(2)));
-    let counts = store.counting_states(r.id).await.expect("counting");
+    let counts = store.extra_history(r.id).await.expect("counting");
     assert_eq!(
         counts,
         vec![counting(2, 102), counting(9, 109), counting(10, 110)]
     );
     assert_eq!(store.moves(Uuid::new_v4()).await.expect("moves"), vec![]);
     assert_eq!(
-        store
-            .counting_states(Uuid::new_v4())
-            .await
-            .expect("counting"),
+        store.extra_history(Uuid::new_v4()).await.expect("counting"),
         vec![]
     );
 }
@@ -931,7 +927,7 @@ async fn concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict(store
         let m = mv(1, expected + 1, 0, notation, at(1));
         let mut c = commit(room_id, expected, RoomStatus::Playing);
         c.events = vec![moved(&m)];
-        c.counting = with_count.then(|| counting(1, 3));
+        c.extra = with_count.then(|| counting(1, 3));
         c.mv = Some(m);
         c
     };
@@ -952,7 +948,7 @@ async fn concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict(store
         let moves = store.moves(r.id).await.expect("moves");
         assert_eq!(moves.len(), 1);
         assert_eq!(moves[0].notation, format!("m{i}"));
-        let counts = store.counting_states(r.id).await.expect("counting");
+        let counts = store.extra_history(r.id).await.expect("counting");
         assert_eq!(counts.len(), usize::from(i % 2 == 0), "room {i}");
     }
     assert!(
@@ -988,7 +984,7 @@ async fn reopened_store_sees_everything_and_continues_the_version(store: Store, 
     let mut c = commit(r.id, 2, RoomStatus::Playing);
     c.events = vec![moved(&m)];
     c.mv = Some(m.clone());
-    c.counting = Some(counting(1, 3));
+    c.extra = Some(counting(1, 3));
     store.commit(&c).await.expect("move");
     let before = load(&store, r.id).await;
     store.close().await;
@@ -1009,7 +1005,7 @@ async fn reopened_store_sees_everything_and_continues_the_version(store: Store, 
     );
     assert_eq!(store.moves(r.id).await.expect("moves"), vec![m]);
     assert_eq!(
-        store.counting_states(r.id).await.expect("counting"),
+        store.extra_history(r.id).await.expect("counting"),
         vec![counting(1, 3)]
     );
 

@@ -109,6 +109,7 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
+    use crate::rules::Extra;
 
     fn record(start: &str, sans: &[&str], winner: Option<u8>, reason: &str) -> GameRecord {
         GameRecord {
@@ -121,7 +122,7 @@ mod tests {
             final_position: String::new(),
             moves: Vec::new(),
             display_moves: sans.iter().map(|s| (*s).to_owned()).collect(),
-            counting: None,
+            extra: Extra::default(),
             started_at: Some(Utc.with_ymd_and_hms(2026, 11, 29, 10, 0, 0).unwrap()),
             finished_at: Utc.with_ymd_and_hms(2026, 11, 29, 10, 30, 0).unwrap(),
         }

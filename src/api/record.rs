@@ -102,7 +102,7 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::rules::GameKind;
+    use crate::rules::{Extra, GameKind};
 
     #[test]
     fn record_lists_players_result_and_every_move_with_its_colour() {
@@ -117,7 +117,7 @@ mod tests {
             final_position: String::new(),
             moves: vec!["e3e4".into(), "d6d5".into()],
             display_moves: vec!["e4".into(), "d5".into()],
-            counting: None,
+            extra: Extra::default(),
             started_at: Some(at),
             finished_at: at,
         };
@@ -156,7 +156,7 @@ mod tests {
             final_position: String::new(),
             moves: vec!["p1".into(), "p4".into()],
             display_moves: vec!["p1".into(), "p4".into()],
-            counting: None,
+            extra: Extra::default(),
             started_at: None,
             finished_at: at,
         };

@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::AppState;
@@ -370,6 +370,19 @@ pub async fn game_record(
             })
         })
         .collect();
+    // The game's own state after each move that had some, each with its ply (Ouk Chatrang: every
+    // count as it ran).
+    let extra_history: Vec<Value> = state
+        .store
+        .extra_history(record.room_id)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let mut entry = Map::from_iter([("ply".to_owned(), Value::from(row.ply))]);
+            entry.extend(row.extra.into_map());
+            Value::Object(entry)
+        })
+        .collect();
     let mut body = json!({
         "room_id": record.room_id,
         "game": record.game,
@@ -383,8 +396,9 @@ pub async fn game_record(
         "finished_at": record.finished_at,
         "chat": chat,
     });
-    if let (Some(counting), Value::Object(map)) = (record.counting, &mut body) {
-        map.insert("counting".into(), counting);
+    if let Value::Object(map) = &mut body {
+        map.extend(record.extra.into_map());
+        map.insert("extra_history".into(), extra_history.into());
     }
     Ok(Json(body).into_response())
 }

@@ -14,7 +14,7 @@ use crate::bot::Level;
 use crate::protocol::{Event, RematchInfo};
 use crate::rules::{AnyGame, GameOptions, Rules, Seat};
 use crate::store::{
-    Commit, CountingRow, CreatedRoom, EventRow, MoveRow, RoomRow, RoomStatus, SeatRow,
+    Commit, CreatedRoom, EventRow, ExtraRow, MoveRow, RoomRow, RoomStatus, SeatRow,
 };
 
 /// Who made a command's events: the seat, and the command's cid when it came over a socket (a
@@ -67,7 +67,7 @@ pub(super) fn stage(
     let expected_version = state.version;
     // What is read off the state before the events: the move's ply, the rematch's seats, and
     // whether the game was still on.
-    let (mv, counting) =
+    let (mv, extra) =
         match numbered(expected_version, events).find(|(_, e)| matches!(e, Event::Moved { .. })) {
             Some((v, event)) => move_rows(state, v, event, at),
             None => (None, None),
@@ -123,7 +123,7 @@ pub(super) fn stage(
         events: rows,
         seats,
         mv,
-        counting,
+        extra,
         game,
         new_room,
     })
@@ -220,33 +220,32 @@ fn rematch_room(
             events: rows,
             seats,
             mv: None,
-            counting: None,
+            extra: None,
             game: None,
             new_room: None,
         },
     })
 }
 
-/// The move row, and the counting row while a count runs, of a `moved` event at version `v`.
+/// The move row, and the game's own state when it has some, of a `moved` event at version `v`.
 fn move_rows(
     before: &RoomState,
     v: i64,
     event: &Event,
     at: DateTime<Utc>,
-) -> (Option<MoveRow>, Option<CountingRow>) {
+) -> (Option<MoveRow>, Option<ExtraRow>) {
     let Event::Moved {
         seat,
         mv,
         display,
         position,
-        counting,
+        extra,
         ..
     } = event
     else {
         return (None, None);
     };
     let ply = i32::try_from(before.moves.len() + 1).unwrap_or(i32::MAX);
-    let count = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
     let move_row = MoveRow {
         ply,
         v,
@@ -256,13 +255,9 @@ fn move_rows(
         position: position.clone(),
         created_at: at,
     };
-    let counting_row = counting.as_ref().map(|c| CountingRow {
+    let extra_row = (!extra.is_empty()).then(|| ExtraRow {
         ply,
-        kind: c.kind.clone(),
-        count: count(c.count),
-        limit: count(c.limit),
-        escaping: c.escaping.clone(),
-        started_ply: count(c.started_ply),
+        extra: extra.clone(),
     });
-    (Some(move_row), counting_row)
+    (Some(move_row), extra_row)
 }

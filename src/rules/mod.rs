@@ -13,9 +13,12 @@
 //! Moves cross this boundary as strings in the game's notation; parsing never panics and every
 //! rejection is a [`RuleError`] whose [`RuleErrorCode`] is stable on the wire.
 
+mod extra;
 pub mod khan;
 pub mod khan_tsin;
 pub mod ouk_chatrang;
+
+pub use extra::{Extra, KEYS as EXTRA_KEYS};
 
 use std::fmt;
 use std::str::FromStr;
@@ -299,6 +302,12 @@ pub trait Rules {
         serde_json::Value::from(self.legal_moves())
     }
 
+    /// The game's own state after the last move, carried by the server without reading it (see
+    /// [`Extra`]; Ouk Chatrang: `counting` while a count runs). Default: none.
+    fn extra(&self) -> Extra {
+        Extra::default()
+    }
+
     /// Whether [`Rules::legal_moves`] lists every legal move. Only a Khan position with more than
     /// `khan::MAX_LISTED` move strings lists fewer (its longest jump chains; they stay playable).
     fn legal_moves_complete(&self) -> bool {
@@ -497,6 +506,10 @@ impl Rules for AnyGame {
 
     fn legal_moves_complete(&self) -> bool {
         self.rules().legal_moves_complete()
+    }
+
+    fn extra(&self) -> Extra {
+        self.rules().extra()
     }
 
     fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {

@@ -164,7 +164,7 @@ mod tests {
             events: versions.iter().map(|&v| event(v)).collect(),
             seats: Vec::new(),
             mv: None,
-            counting: None,
+            extra: None,
             game: None,
             new_room: None,
         }

@@ -10,7 +10,7 @@
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::StoreError;
@@ -34,6 +34,8 @@ pub(super) enum Param<'a> {
     Uuid(Uuid),
     /// A JSON column.
     Json(Option<&'a Value>),
+    /// A JSON column holding an object (a game's own state).
+    Object(&'a Map<String, Value>),
     /// A JSON column holding an array of strings (a game's move lists).
     StringList(&'a [String]),
     /// A timestamp column; the backends keep whole microseconds.

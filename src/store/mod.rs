@@ -1,4 +1,5 @@
-//! Persistence: rooms, seats, the append-only event log, moves, counting state and finished games.
+//! Persistence: rooms, seats, the append-only event log, moves, each game's own state after its
+//! moves (Ouk Chatrang: counting) and finished games.
 //!
 //! One [`Store`] value fronts either backend (PostgreSQL for `postgres://` URLs, SQLite for `sqlite:`
 //! URLs); both pass the same test suite (`tests/store.rs`). The room task is the only writer of its
@@ -34,8 +35,8 @@ use crate::rules::Seat;
 
 use self::postgres::Pg;
 pub use self::rows::{
-    ChatAnswer, ChatRow, Commit, CountingRow, CreatedRoom, EventRow, GameRecord, LobbyRoom,
-    MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
+    ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow,
+    RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
 };
 use self::sqlite::Lite;
 
@@ -194,7 +195,7 @@ impl Store {
 
     /// Writes everything one accepted command changed, in one transaction: moves the room from
     /// `c.expected_version` to the version of the last event (unchanged when `c.events` is empty),
-    /// sets its status and `updated_at`, and inserts the events, the seat, the move, the counting
+    /// sets its status and `updated_at`, and inserts the events, the seat, the move, the game's own
     /// state and the game record that `c` carries.
     ///
     /// Errors (nothing is written in any of them):
@@ -329,14 +330,15 @@ impl Store {
         }
     }
 
-    /// Every stored counting state of a room, by ply (empty for an unknown room).
-    pub async fn counting_states(&self, room_id: Uuid) -> Result<Vec<CountingRow>, StoreError> {
+    /// Every stored game-specific state of a room ([`ExtraRow`]: Ouk Chatrang's counts), by ply
+    /// (empty for an unknown room or a game that has none).
+    pub async fn extra_history(&self, room_id: Uuid) -> Result<Vec<ExtraRow>, StoreError> {
         match self {
             Store::Postgres(s) => {
-                queries::counting_states::<Pg>(&mut *s.conn().await?, room_id).await
+                queries::extra_history::<Pg>(&mut *s.conn().await?, room_id).await
             }
             Store::Sqlite(s) => {
-                queries::counting_states::<Lite>(&mut *s.conn().await?, room_id).await
+                queries::extra_history::<Lite>(&mut *s.conn().await?, room_id).await
             }
         }
     }

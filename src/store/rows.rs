@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::rules::{GameKind, Seat};
+use crate::rules::{Extra, GameKind, Seat};
 
 /// Lifecycle of a room (PROTOCOL.md): `waiting` until every seat is taken, then `playing`, then
 /// `finished`. Stored as that lowercase word.
@@ -198,21 +198,14 @@ pub struct MoveRow {
     pub created_at: DateTime<Utc>,
 }
 
-/// The Ouk Chatrang counting state after a move, stored while a count runs (O-24).
+/// A game's own state after a move (see [`Extra`]), stored for every move after which it has
+/// some (Ouk Chatrang: while a count runs, O-24).
 #[derive(Clone, Debug, PartialEq)]
-pub struct CountingRow {
+pub struct ExtraRow {
     /// The ply of the move after which this was the state.
     pub ply: i32,
-    /// `board` or `piece`.
-    pub kind: String,
-    /// The count as displayed (O-23).
-    pub count: i32,
-    /// The limit L in the escaping side's moves.
-    pub limit: i32,
-    /// `white` or `black`.
-    pub escaping: String,
-    /// The ply at which this count started.
-    pub started_ply: i32,
+    /// The state, never empty (Ouk Chatrang: `{"counting": {...}}`).
+    pub extra: Extra,
 }
 
 /// A finished game (the `games` table and `GET /api/games/{room_id}`).
@@ -236,8 +229,9 @@ pub struct GameRecord {
     pub moves: Vec<String>,
     /// Display notation (SAN), in order.
     pub display_moves: Vec<String>,
-    /// The counting state at the end, if a count was running (same JSON as the protocol's).
-    pub counting: Option<Value>,
+    /// The game's own state at the end (Ouk Chatrang: `counting` if a count was running; same
+    /// JSON as the protocol's); empty when it has none.
+    pub extra: Extra,
     /// When the game started (every seat taken), if it did.
     pub started_at: Option<DateTime<Utc>>,
     /// When the game ended.
@@ -261,8 +255,8 @@ pub struct Commit {
     pub seats: Vec<SeatRow>,
     /// The move this command played.
     pub mv: Option<MoveRow>,
-    /// The counting state after that move, if a count runs.
-    pub counting: Option<CountingRow>,
+    /// The game's own state after that move, if it has some (see [`ExtraRow`]).
+    pub extra: Option<ExtraRow>,
     /// The finished game, when this command ended it.
     pub game: Option<GameRecord>,
     /// A room this command created, written in the same transaction (a rematch's new room).

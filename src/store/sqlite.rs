@@ -22,6 +22,7 @@ use sqlx::sqlite::{
     Sqlite, SqliteArguments, SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool,
     SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
+use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::codec::{self, get};
@@ -129,6 +130,7 @@ fn query(s: Statement<'_>) -> Query<'static, Sqlite, SqliteArguments> {
             Param::Bytes(v) => q.bind(v),
             Param::Uuid(v) => q.bind(codec::uuid_text(v)),
             Param::Json(v) => q.bind(v.map(codec::json_text)),
+            Param::Object(v) => q.bind(Json(v)),
             Param::StringList(v) => q.bind(codec::json_text(&codec::list_json(v))),
             Param::Time(v) => q.bind(v.map(codec::time_text)),
         })

@@ -3,7 +3,7 @@
 //! into events.
 
 use super::{Refusal, RoomState, game_over, rule_code};
-use crate::protocol::{Code, CountingInfo, Event, OfferKind};
+use crate::protocol::{Code, Event, OfferKind};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
 
 impl RoomState {
@@ -30,7 +30,7 @@ impl RoomState {
             display: applied.display,
             position: probe.position(),
             to_move: probe.to_move(),
-            counting: probe.counting().map(CountingInfo::from),
+            extra: probe.extra(),
             clock: None,
         }];
         events.extend(

@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::RoomState;
-use crate::protocol::{CountingInfo, ResultInfo, SeatInfo, Snapshot};
+use crate::protocol::{ResultInfo, SeatInfo, Snapshot};
 use crate::rules::{AnyGame, Rules, Seat};
 use crate::store::GameRecord;
 
@@ -79,7 +79,7 @@ impl RoomState {
             legal_moves_complete: legal
                 .filter(|legal| viewer.is_some() && viewer == on_move && !legal.complete)
                 .map(|_| false),
-            counting: self.game.counting().map(CountingInfo::from),
+            extra: self.game.extra(),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
             spectator_chat: self.spectator_chat,
@@ -118,10 +118,7 @@ impl RoomState {
             final_position: self.game.position(),
             moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
-            counting: self
-                .game
-                .counting()
-                .and_then(|c| serde_json::to_value(CountingInfo::from(c)).ok()),
+            extra: self.game.extra(),
             started_at: self.started_at,
             finished_at: self.finished_at.unwrap_or(self.created_at),
         })

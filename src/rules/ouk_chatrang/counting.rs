@@ -31,6 +31,9 @@ pub enum CountingKind {
     Piece,
 }
 
+/// The key of Ouk Chatrang's [`Extra`](crate::rules::Extra): the [`Counting`] while a count runs.
+pub const COUNTING_KEY: &str = "counting";
+
 /// The counting state while a count runs, as the protocol sends it (O-24):
 /// `{"kind": "board"|"piece", "count", "limit", "escaping": "white"|"black", "started_ply"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,7 +8,8 @@ use super::moves::Move;
 use super::position::{Position, Rights};
 use super::san;
 use crate::rules::{
-    Applied, EndReason, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat, resign_two_player,
+    Applied, EndReason, Extra, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat,
+    resign_two_player,
 };
 
 /// What makes two positions "the same" for repetition (O-16, **Decision**): the board, the side
@@ -197,6 +198,14 @@ impl Rules for Game {
             Some(_) => Vec::new(),
             None => self.position.legal_uci(),
         }
+    }
+
+    /// `{"counting": {...}}` (see [`Counting`]) while a count runs; empty otherwise.
+    fn extra(&self) -> Extra {
+        self.counting()
+            .and_then(|c| serde_json::to_value(c).ok())
+            .map(|c| Extra::with(counting::COUNTING_KEY, c))
+            .unwrap_or_default()
     }
 
     /// Plays a UCI move. A promotion may be written without its `m` (promotion is forced, O-10):

@@ -32,7 +32,7 @@ mod position;
 mod san;
 
 pub use board::{Bitboard, Board, Color, Piece, Role, Square};
-pub use counting::{CountStep, Counting, CountingKind};
+pub use counting::{COUNTING_KEY, CountStep, Counting, CountingKind};
 pub use game::Game;
 pub use moves::Move;
 pub use perft::{perft, perft_divide};

@@ -4,7 +4,7 @@
 //!
 //! Rooms hand their [`Commit`]s to a queue; a few writer tasks each take whatever is waiting (up
 //! to [`MAX_BATCH`]) and write it. A commit that only moves a room on — its version and status,
-//! events, a move, a counting state: what almost every move is — goes into the batch statement:
+//! events, a move, the game's own state: what almost every move is — goes into the batch statement:
 //! one `UPDATE rooms ... FROM unnest(...)` whose version check is per room, and inserts of the
 //! rows of exactly the rooms it updated. A room whose version check fails writes nothing there
 //! and is retried alone, which gives it its own exact answer (a conflict, an unknown room). Every
@@ -128,7 +128,7 @@ fn fits_batch(c: &Commit) -> bool {
 }
 
 /// The batch statement. `$1..$4`: the rooms (id, expected version, new version, status), `$5`
-/// the update time; `$6..$12` the events, `$13..$20` the moves, `$21..$27` the counting states,
+/// the update time; `$6..$12` the events, `$13..$20` the moves, `$21..$23` the game states,
 /// each by column. Rows are inserted only for the rooms whose version check passed.
 const BATCH_STATEMENT: &str = "\
 WITH updated AS (
@@ -149,12 +149,10 @@ WITH updated AS (
                          $18::text[], $19::text[], $20::timestamptz[])
            AS m(room_id, ply, v, seat, notation, display, position, created_at)
     WHERE m.room_id IN (SELECT id FROM updated)
-), counting AS (
-    INSERT INTO counting_state (room_id, ply, kind, count, limit_moves, escaping, started_ply)
-    SELECT * FROM unnest($21::uuid[], $22::int[], $23::text[], $24::int[], $25::int[],
-                         $26::text[], $27::int[])
-           AS k(room_id, ply, kind, count, limit_moves, escaping, started_ply)
-    WHERE k.room_id IN (SELECT id FROM updated)
+), extra AS (
+    INSERT INTO game_extra (room_id, ply, extra)
+    SELECT * FROM unnest($21::uuid[], $22::int[], $23::jsonb[]) AS x(room_id, ply, extra)
+    WHERE x.room_id IN (SELECT id FROM updated)
 )
 SELECT id FROM updated";
 
@@ -182,13 +180,9 @@ async fn write_together(pool: &PgPool, jobs: &[Job]) -> Result<HashSet<Uuid>, St
         .bind(&columns.moves.display)
         .bind(&columns.moves.position)
         .bind(&columns.moves.created_at)
-        .bind(&columns.counting.room_id)
-        .bind(&columns.counting.ply)
-        .bind(&columns.counting.kind)
-        .bind(&columns.counting.count)
-        .bind(&columns.counting.limit)
-        .bind(&columns.counting.escaping)
-        .bind(&columns.counting.started_ply)
+        .bind(&columns.extra.room_id)
+        .bind(&columns.extra.ply)
+        .bind(&columns.extra.extra)
         .fetch_all(pool)
         .await?;
     Ok(updated.into_iter().collect())
@@ -203,7 +197,7 @@ struct Columns {
     statuses: Vec<&'static str>,
     events: EventColumns,
     moves: MoveColumns,
-    counting: CountingColumns,
+    extra: ExtraColumns,
 }
 
 #[derive(Default)]
@@ -230,14 +224,10 @@ struct MoveColumns {
 }
 
 #[derive(Default)]
-struct CountingColumns {
+struct ExtraColumns {
     room_id: Vec<Uuid>,
     ply: Vec<i32>,
-    kind: Vec<String>,
-    count: Vec<i32>,
-    limit: Vec<i32>,
-    escaping: Vec<String>,
-    started_ply: Vec<i32>,
+    extra: Vec<Value>,
 }
 
 impl Columns {
@@ -270,15 +260,11 @@ impl Columns {
                 moves.position.push(m.position.clone());
                 moves.created_at.push(truncate_to_micros(m.created_at));
             }
-            if let Some(k) = &c.counting {
-                let counting = &mut columns.counting;
-                counting.room_id.push(c.room_id);
-                counting.ply.push(k.ply);
-                counting.kind.push(k.kind.clone());
-                counting.count.push(k.count);
-                counting.limit.push(k.limit);
-                counting.escaping.push(k.escaping.clone());
-                counting.started_ply.push(k.started_ply);
+            if let Some(x) = &c.extra {
+                let extra = &mut columns.extra;
+                extra.room_id.push(c.room_id);
+                extra.ply.push(x.ply);
+                extra.extra.push(x.extra.clone().into());
             }
         }
         columns

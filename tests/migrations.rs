@@ -1,0 +1,141 @@
+//! Upgrading a database that was written before a migration keeps what it held, on both backends:
+//! the Ouk Chatrang counting states stored in `counting_state` (migrations 0001..0003) come back,
+//! after `0004_game_extra`, as the game states of `Store::extra_history` and the game record.
+
+mod support;
+
+use std::path::Path;
+use std::str::FromStr;
+
+use khanate::rules::Extra;
+use khanate::store::{ExtraRow, Store};
+use serde_json::json;
+use sqlx::migrate::Migrator;
+use sqlx::{Connection, PgConnection, SqliteConnection};
+use support::db;
+use uuid::Uuid;
+
+/// The room of the rows written before the upgrade.
+const ROOM: &str = "6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c";
+
+/// The rows a server before 0004 wrote: a finished room, two moves into a count (plies 1 and 2,
+/// with their events), their counting states and the game record with its last count.
+const OLD_ROWS: [&str; 6] = [
+    "INSERT INTO rooms (id, invite_code, game, seats, visibility, status, version, \
+                        start_position, options, created_at, updated_at) \
+     VALUES ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 'OLD001', 'ouk-chatrang', 2, 'private', \
+             'finished', 2, '8/8/4k3/8/2R5/4K3/8/8 w - - 0 1', '{}', $1, $1)",
+    "INSERT INTO room_events (room_id, v, kind, seat, cid, data, created_at) \
+     VALUES ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 1, 'moved', 0, NULL, '{}', $1), \
+            ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 2, 'moved', 1, NULL, '{}', $1)",
+    "INSERT INTO moves (room_id, ply, v, seat, notation, display, position, created_at) \
+     VALUES ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 1, 1, 0, 'c4c5', 'Rc5', 'p1', $1), \
+            ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 2, 2, 1, 'e6d6', 'Kd6', 'p2', $1)",
+    "INSERT INTO counting_state (room_id, ply, kind, count, limit_moves, escaping, started_ply) \
+     VALUES ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 1, 'piece', 3, 16, 'black', 1)",
+    "INSERT INTO counting_state (room_id, ply, kind, count, limit_moves, escaping, started_ply) \
+     VALUES ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 2, 'piece', 4, 16, 'black', 1)",
+    "INSERT INTO games (room_id, game, players, winner, reason, start_position, final_position, \
+                        moves, display_moves, counting, started_at, finished_at) \
+     VALUES ('6f1d2a0e-5b7c-4e8a-9d3f-2c1b0a9e8d7c', 'ouk-chatrang', '[]', NULL, 'agreement', \
+             'start', 'p2', '[\"c4c5\", \"e6d6\"]', '[\"Rc5\", \"Kd6\"]', \
+             '{\"kind\": \"piece\", \"count\": 4, \"limit\": 16, \"escaping\": \"black\", \
+               \"started_ply\": 1}', NULL, $1)",
+];
+
+/// The migrations of `dir` before `0004_game_extra`.
+async fn migrations_before_game_extra(dir: &str) -> Migrator {
+    let mut migrator = Migrator::new(Path::new(dir))
+        .await
+        .expect("read migrations");
+    let before: Vec<_> = migrator
+        .migrations
+        .iter()
+        .filter(|m| m.version < 4)
+        .cloned()
+        .collect();
+    assert_eq!(before.len(), 3, "0001..0003");
+    migrator.migrations = before.into();
+    migrator
+}
+
+fn counting(count: u32) -> Extra {
+    Extra::with(
+        "counting",
+        json!({"kind": "piece", "count": count, "limit": 16, "escaping": "black", "started_ply": 1}),
+    )
+}
+
+/// Opens the upgraded store and checks every counting state came over, exactly.
+async fn check_upgraded(url: &str) {
+    let store = Store::connect(url).await.expect("the store applies 0004");
+    let room = Uuid::parse_str(ROOM).unwrap();
+    assert_eq!(
+        store.extra_history(room).await.expect("history"),
+        vec![
+            ExtraRow {
+                ply: 1,
+                extra: counting(3)
+            },
+            ExtraRow {
+                ply: 2,
+                extra: counting(4)
+            },
+        ]
+    );
+    let record = store
+        .game_record(room)
+        .await
+        .expect("record")
+        .expect("a game");
+    assert_eq!(record.extra, counting(4));
+    assert_eq!(record.moves, ["c4c5", "e6d6"]);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn counting_states_stored_before_0004_survive_the_upgrade_on_postgres() {
+    let database = db::fresh_postgres().await;
+    let mut conn = PgConnection::connect(&database.url).await.expect("connect");
+    migrations_before_game_extra("migrations/postgres")
+        .await
+        .run(&mut conn)
+        .await
+        .expect("0001..0003");
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-29T16:44:00.123456Z").unwrap();
+    for sql in OLD_ROWS {
+        sqlx::query(sql)
+            .bind(at)
+            .execute(&mut conn)
+            .await
+            .expect(sql);
+    }
+    conn.close().await.expect("close");
+    check_upgraded(&database.url).await;
+}
+
+#[tokio::test]
+async fn counting_states_stored_before_0004_survive_the_upgrade_on_sqlite() {
+    let (_file, url) = db::fresh_sqlite_url();
+    let options = sqlx::sqlite::SqliteConnectOptions::from_str(&url)
+        .expect("url")
+        .create_if_missing(true)
+        .foreign_keys(true);
+    let mut conn = SqliteConnection::connect_with(&options)
+        .await
+        .expect("open");
+    migrations_before_game_extra("migrations/sqlite")
+        .await
+        .run(&mut conn)
+        .await
+        .expect("0001..0003");
+    for sql in OLD_ROWS {
+        sqlx::query(sql)
+            .bind("2026-11-29T16:44:00.123456Z")
+            .execute(&mut conn)
+            .await
+            .expect(sql);
+    }
+    conn.close().await.expect("close");
+    check_upgraded(&url).await;
+}
