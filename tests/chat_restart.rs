@@ -4,18 +4,13 @@
 //! token, sends the same cid again: the `ack` is the first one (with the version it had then), the
 //! database still holds one row for the cid, and the other player gets no second `chat` frame. A
 //! try whose insert was stored although its writer never learned it (a lost commit answer) is
-//! answered, and sent, once too. Chat stored before cids were keeps its rows through the migration.
+//! answered, and sent, once too. (`tests/migrations.rs` upgrades chat stored before cids were.)
 
 mod support;
-
-use std::str::FromStr;
 
 use chrono::Utc;
 use khanate::store::{ChatAnswer, ChatRow, Store, truncate_to_micros};
 use serde_json::{Value, json};
-use sqlx::migrate::Migrator;
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{Connection, PgConnection, SqliteConnection};
 use support::server::{Process, two_player_room};
 use support::ws::Client;
 use uuid::Uuid;
@@ -129,86 +124,4 @@ async fn postgres_chat_stored_by_a_try_whose_answer_was_lost_is_answered_and_sen
 async fn sqlite_chat_stored_by_a_try_whose_answer_was_lost_is_answered_and_sent_once() {
     let (_file, url) = support::db::fresh_sqlite_url();
     a_stored_try_whose_answer_was_lost_is_answered_and_sent_once(&url).await;
-}
-
-/// A room with a player's and a spectator's message, as the schema before chat cids (migration
-/// `*_chat_cid.sql`) stored them; the same SQL text for both backends.
-const ROWS_BEFORE_CIDS: &str = "\
-    INSERT INTO rooms VALUES ('0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a', 'OLD001', 'ouk-chatrang', \
-        2, 'private', 'playing', 3, 'x', '{}', '2026-11-29T16:44:00.000000Z', \
-        '2026-11-29T16:44:00.000000Z'); \
-    INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) VALUES \
-        ('0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a', 1, 'players', 0, 'white', 'before', \
-            '2026-11-29T16:44:01.000000Z'), \
-        ('0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a', 2, 'spectators', NULL, NULL, 'watching', \
-            '2026-11-29T16:44:02.000000Z');";
-
-/// Migrates the database at `url` (of `backend`, the `migrations/` folder name) with every
-/// migration but the chat cids', stores [`ROWS_BEFORE_CIDS`], then lets the store apply the rest: both old
-/// rows are still there, without an answer, and the room takes a message with a cid.
-async fn rows_stored_before_cids_survive_the_migration(backend: &str, url: &str) {
-    let dir = std::env::temp_dir().join(format!("khanate_migrations_{}", Uuid::new_v4().simple()));
-    std::fs::create_dir(&dir).unwrap();
-    for entry in std::fs::read_dir(format!("migrations/{backend}")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        if !name.ends_with("_chat_cid.sql") {
-            std::fs::copy(&path, dir.join(name)).unwrap();
-        }
-    }
-    let before = Migrator::new(dir.as_path()).await.unwrap();
-    if backend == "postgres" {
-        let mut conn = PgConnection::connect(url).await.unwrap();
-        before.run(&mut conn).await.unwrap();
-        sqlx::raw_sql(ROWS_BEFORE_CIDS)
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    } else {
-        let options = SqliteConnectOptions::from_str(url)
-            .unwrap()
-            .create_if_missing(true);
-        let mut conn = SqliteConnection::connect_with(&options).await.unwrap();
-        before.run(&mut conn).await.unwrap();
-        sqlx::raw_sql(ROWS_BEFORE_CIDS)
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    }
-    std::fs::remove_dir_all(&dir).unwrap();
-
-    let store = Store::connect(url).await.unwrap();
-    let room = Uuid::parse_str("0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a").unwrap();
-    let players = store.chat(room, "players", None).await.unwrap();
-    let spectators = store.chat(room, "spectators", None).await.unwrap();
-    assert_eq!(players.len(), 1);
-    assert_eq!(spectators.len(), 1);
-    assert_eq!(
-        (players[0].text.as_str(), &players[0].answer),
-        ("before", &None)
-    );
-    assert_eq!(spectators[0].text, "watching");
-    assert_eq!(store.chat_answers(room).await.unwrap(), vec![]);
-    let new = ChatRow {
-        seq: 3,
-        answer: Some(ChatAnswer {
-            cid: "c1".into(),
-            v: 3,
-        }),
-        ..players[0].clone()
-    };
-    assert!(store.insert_chat(room, &new).await.unwrap());
-    assert_eq!(store.chat(room, "players", None).await.unwrap().len(), 2);
-}
-
-#[tokio::test]
-async fn postgres_chat_rows_stored_before_cids_survive_the_migration() {
-    let db = support::db::fresh_postgres().await;
-    rows_stored_before_cids_survive_the_migration("postgres", &db.url).await;
-}
-
-#[tokio::test]
-async fn sqlite_chat_rows_stored_before_cids_survive_the_migration() {
-    let (_file, url) = support::db::fresh_sqlite_url();
-    rows_stored_before_cids_survive_the_migration("sqlite", &url).await;
 }
