@@ -11,7 +11,7 @@ use std::str::FromStr;
 use khanate::rules::Extra;
 use khanate::store::{ChatAnswer, ChatRow, ExtraRow, Store};
 use serde_json::json;
-use sqlx::migrate::Migrator;
+use sqlx::migrate::{Migration, Migrator};
 use sqlx::{Connection, PgConnection, SqliteConnection};
 use support::db;
 use uuid::Uuid;
@@ -44,20 +44,38 @@ const OLD_ROWS: [&str; 6] = [
                \"started_ply\": 1}', NULL, $1)",
 ];
 
-/// The migrations of `dir` before `0004_game_extra`.
-async fn migrations_before_game_extra(dir: &str) -> Migrator {
+/// The migrations of `dir` that `keep` keeps.
+async fn migrations_where(dir: &str, keep: fn(&Migration) -> bool) -> Migrator {
     let mut migrator = Migrator::new(Path::new(dir))
         .await
         .expect("read migrations");
-    let before: Vec<_> = migrator
+    let kept: Vec<_> = migrator
         .migrations
         .iter()
-        .filter(|m| m.version < 4)
+        .filter(|m| keep(m))
         .cloned()
         .collect();
-    assert_eq!(before.len(), 3, "0001..0003");
-    migrator.migrations = before.into();
+    migrator.migrations = kept.into();
     migrator
+}
+
+/// The migrations of `dir` before `0004_game_extra`.
+async fn migrations_before_game_extra(dir: &str) -> Migrator {
+    let migrator = migrations_where(dir, |m| m.version < 4).await;
+    assert_eq!(migrator.migrations.len(), 3, "0001..0003");
+    migrator
+}
+
+/// A connection to the SQLite database of `url`, created if missing, with foreign keys on (as
+/// the store opens it).
+async fn open_sqlite(url: &str) -> SqliteConnection {
+    let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+        .expect("url")
+        .create_if_missing(true)
+        .foreign_keys(true);
+    SqliteConnection::connect_with(&options)
+        .await
+        .expect("open")
 }
 
 fn counting(count: u32) -> Extra {
@@ -118,13 +136,7 @@ async fn counting_states_stored_before_0004_survive_the_upgrade_on_postgres() {
 #[tokio::test]
 async fn counting_states_stored_before_0004_survive_the_upgrade_on_sqlite() {
     let (_file, url) = db::fresh_sqlite_url();
-    let options = sqlx::sqlite::SqliteConnectOptions::from_str(&url)
-        .expect("url")
-        .create_if_missing(true)
-        .foreign_keys(true);
-    let mut conn = SqliteConnection::connect_with(&options)
-        .await
-        .expect("open");
+    let mut conn = open_sqlite(&url).await;
     migrations_before_game_extra("migrations/sqlite")
         .await
         .run(&mut conn)
@@ -155,21 +167,9 @@ const CHAT_BEFORE_CIDS: &str = "\
 
 /// Every migration of `dir` but the chat cids' (whatever its number).
 async fn migrations_but_chat_cid(dir: &str) -> Migrator {
-    let mut migrator = Migrator::new(Path::new(dir))
-        .await
-        .expect("read migrations");
-    let before: Vec<_> = migrator
-        .migrations
-        .iter()
-        .filter(|m| m.description != "chat cid")
-        .cloned()
-        .collect();
-    assert_eq!(
-        before.len() + 1,
-        migrator.migrations.len(),
-        "one chat cid migration"
-    );
-    migrator.migrations = before.into();
+    let all = migrations_where(dir, |_| true).await.migrations.len();
+    let migrator = migrations_where(dir, |m| m.description != "chat cid").await;
+    assert_eq!(migrator.migrations.len() + 1, all, "one chat cid migration");
     migrator
 }
 
@@ -226,13 +226,7 @@ async fn chat_stored_before_cids_survives_the_upgrade_on_postgres() {
 #[tokio::test]
 async fn chat_stored_before_cids_survives_the_upgrade_on_sqlite() {
     let (_file, url) = db::fresh_sqlite_url();
-    let options = sqlx::sqlite::SqliteConnectOptions::from_str(&url)
-        .expect("url")
-        .create_if_missing(true)
-        .foreign_keys(true);
-    let mut conn = SqliteConnection::connect_with(&options)
-        .await
-        .expect("open");
+    let mut conn = open_sqlite(&url).await;
     migrations_but_chat_cid("migrations/sqlite")
         .await
         .run(&mut conn)
