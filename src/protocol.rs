@@ -60,26 +60,38 @@ pub mod close {
 pub enum Code {
     /// `stale_version`: a `move` whose `v` is older than the last position change, or newer than the room.
     StaleVersion,
-    /// `not_your_turn`: a `move` by the seat not on move, or any command before the game has started.
+    /// `not_your_turn`: a `move` by the seat not on move, or a game command (`move`, `resign`,
+    /// `offer_draw`, `claim_draw`, `claim_victory`, `accept`/`decline` of a draw offer) before the
+    /// game has started.
     NotYourTurn,
     /// `illegal_move`: a well-formed move the rules do not allow here (the message cites the rule).
     IllegalMove,
     /// `bad_notation`: a `move` whose text is not in the game's notation at all (Ouk Chatrang: UCI).
     BadNotation,
-    /// `game_over`: any command after the game ended.
+    /// `game_over`: a game command after the game ended (`chat`, `set_spectator_chat` and the
+    /// rematch commands go on; `accept`/`decline` of an offer that is not open is then
+    /// `no_such_offer`).
     GameOver,
-    /// `not_a_player`: a command from a spectator.
+    /// `not_a_player`: a command from a spectator (other than `chat` to the spectators' channel),
+    /// a spectator's `chat` to the players' channel, or a game command from a player who has left
+    /// a three-player game.
     NotAPlayer,
     /// `no_such_offer`: `accept`/`decline` of an offer that is not open, or accepting one's own.
     NoSuchOffer,
-    /// `cannot_claim`: `claim_draw` when the position has not occurred three times (O-16), by the seat
-    /// not on move, or for a reason other than `repetition`.
+    /// `cannot_claim`: `claim_draw {reason: "repetition"}` when the position has not occurred three
+    /// times (O-16) or by the seat not on move (always in Khan and Khan-Tsin, whose draws are
+    /// automatic); `claim_victory` or `claim_draw {reason: "abandoned"}` unless the seat on move is
+    /// another player's, away for its grace period in a timed game; `claim_draw {reason:
+    /// "abandoned"}` with three players.
     CannotClaim,
-    /// `rate_limited`: a second draw offer by the same seat before any move was played (one per move).
+    /// `rate_limited`: commands faster than the connection's limit, more than 5 `chat` messages in
+    /// 10 s, a second draw offer by the same seat before any move was played (one per move), or a
+    /// fourth rematch offer by the same seat.
     RateLimited,
     /// `bad_message`: a frame that is not JSON, not an object, of an unknown type, whose `d` does not
-    /// fit, or without a `cid`; also a second `hello`, and a `chat` whose text is empty or too long
-    /// or whose channel the sender may not write to.
+    /// fit (e.g. a `claim_draw` whose `reason` is neither `repetition` nor `abandoned`), or without
+    /// a `cid`; also a second `hello`, and a `chat` whose text is empty or too long once trimmed, or
+    /// a player's `chat` to the spectators' channel.
     BadMessage,
     /// `cannot_abort`: `abort` after every player still in the game has made a move.
     CannotAbort,
@@ -228,11 +240,12 @@ pub enum Command {
         /// The offer's id (`decline.d.offer`, as in the `offer` event).
         offer: u64,
     },
-    /// `claim_draw`: the seat on move claims a draw (Ouk Chatrang: threefold repetition, O-16),
-    /// or the opponent of an absent seat on move claims one (`"abandoned"`, after the grace period).
+    /// `claim_draw {reason}`: the seat on move claims a draw (`repetition`; Ouk Chatrang:
+    /// threefold repetition, O-16), or the opponent of an absent seat on move claims one
+    /// (`abandoned`, after the grace period of a timed room, two players only).
     ClaimDraw {
-        /// The claimed reason (`claim_draw.d.reason`): `"repetition"` or `"abandoned"`.
-        reason: String,
+        /// The claimed reason (`claim_draw.d.reason`); any other is a `bad_message`.
+        reason: ClaimReason,
     },
     /// `claim_victory`: the seat on move has had no connection for the grace period of a timed
     /// room; its opponent wins by `abandoned` (two players), or votes that it leave the game
@@ -267,6 +280,18 @@ impl Command {
             Command::AddBot { .. } => "add_bot",
         }
     }
+}
+
+/// Why a draw is claimed (`claim_draw.d.reason`, in snake case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimReason {
+    /// `repetition`: the position has occurred three times (Ouk Chatrang, O-16); the game ends
+    /// drawn by `repetition`.
+    Repetition,
+    /// `abandoned`: the seat on move has been away for its grace period in a timed game; the game
+    /// ends drawn by `abandoned`.
+    Abandoned,
 }
 
 /// What a client frame turned out to be.
@@ -312,7 +337,7 @@ struct OfferRef {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ClaimData {
-    reason: String,
+    reason: ClaimReason,
 }
 
 #[derive(Deserialize)]

@@ -1,6 +1,7 @@
 //! Bad input over the WebSocket gets its documented answer and changes nothing: not JSON, an
 //! unknown type, a frame over 8 KiB, an illegal move, a move out of turn, a stale version, a bad
-//! notation, a wrong token, an unknown room, a spectator's command, and a flood of garbage.
+//! notation, a claim for an unknown reason, a wrong token, an unknown room, a spectator's command,
+//! and a flood of garbage.
 
 mod support;
 
@@ -89,6 +90,15 @@ async fn bad_input_is_refused_with_its_code_and_changes_nothing() {
         .command("claim_draw", "c8", json!({"reason": "repetition"}))
         .await;
     assert_eq!(white.next_of("reject").await["d"]["code"], "cannot_claim");
+    // A claim for a reason the protocol does not name is refused as it is read.
+    white
+        .command("claim_draw", "c9", json!({"reason": "nonsense"}))
+        .await;
+    let reject = white.next_of("reject").await;
+    assert_eq!(
+        (reject["d"]["code"].as_str(), reject["d"]["cid"].as_str()),
+        (Some("bad_message"), Some("c9"))
+    );
 
     // A spectator cannot play.
     let (mut spectator, _) = Client::hello(server.addr, &code, None, None).await;

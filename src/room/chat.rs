@@ -3,8 +3,9 @@
 //!
 //! Chat makes no versioned event: a message is stored in its own table with a per-room `seq`, sent
 //! to the connections that may read its channel, and kept here for the `snapshot` and
-//! `chat_history` of later connections. Whether a message may be written at all is the room
-//! state's decision (`RoomState::may_write_chat`), made by the room task before it gets here.
+//! `chat_history` of later connections. Whether a message may be written at all, and its cleaned
+//! text, is the room state's decision (`RoomState::decide` gives a `Decision::Chat`), made before
+//! the message gets here.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -96,23 +96,19 @@ impl Presence {
         Some(since.saturating_add(ttl_ms))
     }
 
-    /// The voters against `claimable` should `voter` vote now: the earlier votes against the same
-    /// seat and `voter`. Votes against another seat (or none) are forgotten first.
-    pub fn voters_with(&mut self, claimable: Option<Seat>, voter: Seat) -> Vec<Seat> {
-        if claimable != self.votes_against {
-            self.votes.clear();
-            self.votes_against = claimable;
+    /// The votes cast so far against `claimable`; none when nobody is claimable or the votes
+    /// were against another seat (they do not carry over).
+    pub fn votes_against(&self, claimable: Option<Seat>) -> &[Seat] {
+        match claimable {
+            Some(_) if claimable == self.votes_against => &self.votes,
+            _ => &[],
         }
-        let mut voters = self.votes.clone();
-        if !voters.contains(&voter) {
-            voters.push(voter);
-        }
-        voters
     }
 
-    /// Keeps `voters` (from [`Presence::voters_with`]) as the votes cast: their claim was a vote,
-    /// not yet a decision.
-    pub fn record_votes(&mut self, voters: Vec<Seat>) {
+    /// Keeps `voters` as the votes cast against `against`, in place of any earlier ones: the
+    /// room state decided that a claim was a vote, not yet a decision.
+    pub fn record_votes(&mut self, against: Seat, voters: Vec<Seat>) {
+        self.votes_against = Some(against);
         self.votes = voters;
     }
 }
@@ -164,18 +160,24 @@ mod tests {
     #[test]
     fn votes_are_void_when_the_seat_returns_or_another_seat_becomes_claimable() {
         let mut presence = Presence::new(3, 0);
-        let voters = presence.voters_with(Some(0), 1);
-        assert_eq!(voters, [1]);
-        presence.record_votes(voters);
-        assert_eq!(presence.voters_with(Some(0), 2), [1, 2]);
-        assert_eq!(presence.voters_with(Some(0), 1), [1], "a vote counts once");
+        assert!(presence.votes_against(Some(0)).is_empty());
+        presence.record_votes(0, vec![1]);
+        assert_eq!(presence.votes_against(Some(0)), [1]);
+        assert!(
+            presence.votes_against(None).is_empty(),
+            "nobody is claimable"
+        );
         // The claimable seat changed (another seat is on move and away): the votes start afresh.
-        assert_eq!(presence.voters_with(Some(2), 1), [1]);
-        presence.record_votes(vec![1]);
-        assert_eq!(presence.voters_with(Some(2), 0), [1, 0]);
+        assert!(presence.votes_against(Some(2)).is_empty());
+        presence.record_votes(2, vec![1, 0]);
+        assert_eq!(presence.votes_against(Some(2)), [1, 0]);
+        assert!(
+            presence.votes_against(Some(0)).is_empty(),
+            "replaced by the votes against 2"
+        );
         // The seat voted against comes back: its votes are forgotten.
         presence.arrive(2);
-        assert_eq!(presence.voters_with(Some(2), 0), [0]);
+        assert!(presence.votes_against(Some(2)).is_empty());
     }
 
     #[test]

@@ -78,9 +78,9 @@ impl FromStr for GameKind {
 /// White and seat 1 Black.
 pub type Seat = u8;
 
-/// Why a game ended; the reason words of PROTOCOL.md. The rules module itself only produces the
-/// rule-based ones (checkmate, stalemate, repetition, insufficient material, counting, ...); the
-/// room adds resignation, agreement and the others.
+/// Why a game ended; the reason words of PROTOCOL.md. The rules module produces the rule-based
+/// ones (checkmate, stalemate, repetition, insufficient material, counting, ...) and, through
+/// [`Rules::resign`], resignation; the room adds agreement, timeout, abandoned and aborted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
@@ -94,12 +94,15 @@ pub enum EndReason {
     NoSoldiers,
     /// `khan_tsin`: the mover made a 9-stack topped by a face-up Khan-pawn and wins (Khan-Tsin T-13).
     KhanTsin,
-    /// `resignation`: a seat sent `resign`; the opponent wins. Made by the room.
+    /// `resignation`: a seat sent `resign`; the opponent wins (three players: the seat leaves, and
+    /// the last player left wins), as [`Rules::resign`] says.
     Resignation,
-    /// `agreement`: a draw offer was accepted (or met by a counter-offer); a draw. Made by the room.
+    /// `agreement`: a draw offer was accepted by every other player still in the game (or met by a
+    /// counter-offer); a draw. Made by the room.
     Agreement,
     /// `repetition`: threefold repetition. Ouk Chatrang: a draw the player to move claims (O-16);
-    /// Khan (K-17, a loss) and Khan-Tsin (T-15, a draw) will use it too.
+    /// Khan: automatic, a loss for the player who repeated (K-17); Khan-Tsin: an automatic draw
+    /// (T-15).
     Repetition,
     /// `insufficient_material`: neither side can ever mate; drawn automatically (Ouk Chatrang O-17).
     InsufficientMaterial,
@@ -109,12 +112,18 @@ pub enum EndReason {
     NoMoves,
     /// `all_skipped`: no player has a legal move; a draw (Khan-Tsin T-14).
     AllSkipped,
-    /// `timeout`: a clock ran out; never produced by this version, which has no clocks.
+    /// `timeout`: the running clock of a timed room ran out. Two players: the opponent wins, or the
+    /// game is drawn when the opponent could not win (Ouk Chatrang: no mating material, O-17);
+    /// three players: the seat leaves and the game goes on (the last player left wins). Made by
+    /// the room.
     Timeout,
     /// `abandoned`: the player on move stayed away past the grace period of a timed game and the
-    /// others claimed (`claim_victory`, `claim_draw`). Made by the room.
+    /// others claimed: two players, a win for the claimer (`claim_victory`) or a draw
+    /// (`claim_draw {reason: "abandoned"}`); three players, once every other person voted, the
+    /// seat leaves (the last player left wins). Made by the room.
     Abandoned,
-    /// `aborted`: in the contract's list of reasons; never produced by this version.
+    /// `aborted`: no result (a draw with no winner): `abort` before every player still in the game
+    /// had moved, or a waiting room its creator cancelled or that expired. Made by the room.
     Aborted,
 }
 

@@ -8,11 +8,11 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
-use crate::room::state::{Refusal, SeatChoice, clean_chat_text, lag_compensation_ms};
+use crate::room::state::{Absence, Decision, SeatChoice, lag_compensation_ms};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
-use crate::store::{ChatAnswer, RoomStatus, StoreError};
+use crate::store::{ChatAnswer, RoomStatus};
 use crate::telemetry;
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -30,21 +30,17 @@ fn sets_clock(event: &Event) -> bool {
 }
 
 impl Authority {
-    /// A `claim_victory` (or, when `draw`, `claim_draw {reason: "abandoned"}`) by `seat`.
-    fn claim_abandoned(&mut self, seat: Seat, draw: bool) -> Result<Vec<Event>, Refusal> {
+    /// What the claims against an absent seat need to know: the claimable seat now, and the
+    /// votes cast against it.
+    fn absence(&self) -> Absence<'_> {
         let (now_ms, _) = self.clock_now();
         let claimable = self
             .presence
             .claimable(self.state.seat_on_move(), self.grace_ms(), now_ms);
-        let voters = self.presence.voters_with(claimable, seat);
-        let decided = self
-            .state
-            .decide_claim_abandoned(seat, claimable, draw, &voters);
-        if decided.as_ref().is_ok_and(Vec::is_empty) {
-            debug!(?seat, against = ?claimable, "abandonment vote");
-            self.presence.record_votes(voters);
+        Absence {
+            claimable,
+            votes: self.presence.votes_against(claimable),
         }
-        decided
     }
 
     /// Ends the game on time if the running seat's time is used up (the deadline fired, or a
@@ -107,70 +103,22 @@ impl Authority {
         })
     }
 
-    /// A chat message from connection `conn` (of `seat`, or a spectator's): checked, stored, sent
-    /// to every connection that reads its channel (the writer's included), acknowledged with the
-    /// room's current version (chat makes no event). A player's repeated cid gets the same answer
-    /// and the message is not repeated, after a restart too: an accepted message's cid is stored
-    /// with it. Spectators' cids are not remembered (nor stored): a spectator has no seat to key
-    /// them on.
+    /// A chat message from connection `conn` (of `seat`, or a spectator's), checked and cleaned by
+    /// [`RoomState::decide`](crate::room::state::RoomState::decide): stored, sent to every
+    /// connection that reads its channel (the writer's included), acknowledged with the room's
+    /// current version (chat makes no event). A player's cid is remembered, so that a repeat gets
+    /// the same answer and the message is not repeated, after a restart too: it is stored with
+    /// the message. When it was already stored, by a try whose outcome was unknown, that message
+    /// is the one sent and answered. Spectators' cids are not remembered (nor stored): a spectator
+    /// has no seat to key them on.
     async fn chat(
         &mut self,
         conn: u64,
         seat: Option<Seat>,
         cid: String,
         channel: ChatChannel,
-        text: &str,
-    ) {
-        if let Some(answer) = seat.and_then(|seat| self.answers.get(seat, &cid)) {
-            debug!(cid, "repeated cid: same answer");
-            self.answer(conn, &cid, answer);
-            return;
-        }
-        let checked = self
-            .state
-            .may_write_chat(seat, channel)
-            .and_then(|()| clean_chat_text(text));
-        let answer = match checked {
-            Err(refusal) => Answer::Reject(refusal.code, refusal.message),
-            Ok(text) => match self.post_chat(conn, seat, &cid, channel, text).await {
-                Ok(v) => Answer::Ack(v),
-                Err(e) => {
-                    warn!(error = %e, "a chat message could not be stored");
-                    telemetry::command("chat", Some(Code::Unavailable.as_str()));
-                    let message = "could not store the message; send it again".to_owned();
-                    self.reject(conn, &cid, Code::Unavailable, message);
-                    return;
-                }
-            },
-        };
-        let code = match &answer {
-            Answer::Reject(code, _) => Some(code.as_str()),
-            Answer::Ack(_) => None,
-        };
-        telemetry::command("chat", code);
-        match (seat, &answer) {
-            (Some(seat), Answer::Ack(v)) => self.answers.remember_stored(seat, cid.clone(), *v),
-            (Some(seat), Answer::Reject(..)) => {
-                self.answers
-                    .remember_unstored(seat, cid.clone(), answer.clone());
-            }
-            (None, _) => {}
-        }
-        self.answer(conn, &cid, answer);
-    }
-
-    /// Stores and sends the cleaned chat `text` of `seat` (or of spectator connection `conn`),
-    /// a player's with its `cid`. Returns the version its ack carries: the room's current one,
-    /// or the first's when the player's cid was already stored. Errors: as
-    /// [`RecentChat::post`](crate::room::chat::RecentChat::post).
-    async fn post_chat(
-        &mut self,
-        conn: u64,
-        seat: Option<Seat>,
-        cid: &str,
-        channel: ChatChannel,
         text: String,
-    ) -> Result<i64, StoreError> {
+    ) {
         let name = match seat {
             Some(seat) => self
                 .state
@@ -188,10 +136,10 @@ impl Authority {
         };
         let v = self.state.version;
         let answer = seat.map(|_| ChatAnswer {
-            cid: cid.to_owned(),
+            cid: cid.clone(),
             v,
         });
-        let (dropped, stored) = self
+        let posted = self
             .chat
             .post(
                 &self.store,
@@ -200,9 +148,25 @@ impl Authority {
                 answer,
                 &mut self.fanout,
             )
-            .await?;
-        self.forget(dropped);
-        Ok(stored.map_or(v, |first| first.v))
+            .await;
+        let v = match posted {
+            Ok((dropped, stored)) => {
+                self.forget(dropped);
+                stored.map_or(v, |first| first.v)
+            }
+            Err(e) => {
+                warn!(error = %e, "a chat message could not be stored");
+                telemetry::command("chat", Some(Code::Unavailable.as_str()));
+                let message = "could not store the message; send it again".to_owned();
+                self.reject(conn, &cid, Code::Unavailable, message);
+                return;
+            }
+        };
+        telemetry::command("chat", None);
+        if let Some(seat) = seat {
+            self.answers.remember_stored(seat, cid.clone(), v);
+        }
+        self.answer(conn, &cid, Answer::Ack(v));
     }
 
     /// Command `cid` of connection `conn`: decided, stored, published, then answered.
@@ -214,19 +178,10 @@ impl Authority {
         received: tokio::time::Instant,
         rtt_ms: Option<u64>,
     ) {
-        let Some(seat) = self.fanout.seat_of(conn) else {
+        let Some(viewer) = self.fanout.seat_of(conn) else {
             return;
         };
-        if let Command::Chat { channel, text } = &command {
-            return self.chat(conn, seat, cid, *channel, text).await;
-        }
-        let Some(seat) = seat else {
-            let message = "spectators cannot send commands".to_owned();
-            telemetry::command(command.name(), Some(Code::NotAPlayer.as_str()));
-            self.reject(conn, &cid, Code::NotAPlayer, message);
-            return;
-        };
-        if let Some(answer) = self.answers.get(seat, &cid) {
+        if let Some(answer) = viewer.and_then(|seat| self.answers.get(seat, &cid)) {
             debug!(cid, "repeated cid: same answer");
             self.answer(conn, &cid, answer);
             return;
@@ -239,20 +194,23 @@ impl Authority {
             return;
         }
         let at = self.clock_now();
-        let decided = match &command {
-            Command::ClaimVictory => self.claim_abandoned(seat, false),
-            Command::ClaimDraw { reason } if reason == EndReason::Abandoned.as_str() => {
-                self.claim_abandoned(seat, true)
-            }
-            _ => self.state.decide(seat, &command),
-        };
-        let answer = match decided {
+        let answer = match self.state.decide(viewer, &command, self.absence()) {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
                 Answer::Reject(refusal.code, refusal.message)
             }
-            Ok(events) if events.is_empty() => Answer::Ack(self.state.version),
-            Ok(events) => {
+            Ok(Decision::Chat { channel, text }) => {
+                return self.chat(conn, viewer, cid, channel, text).await;
+            }
+            Ok(Decision::Vote { against, voters }) => {
+                debug!(?viewer, against, "abandonment vote");
+                self.presence.record_votes(against, voters);
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { events, .. }) if events.is_empty() => {
+                Answer::Ack(self.state.version)
+            }
+            Ok(Decision::Events { by: seat, events }) => {
                 let change = Change::of(&command, events, seat, &cid, received, rtt_ms, at);
                 let stored = self.commit_command(change).await;
                 return self.answer_stored(conn, &cid, seat, &command, stored);
@@ -263,8 +221,10 @@ impl Authority {
             Answer::Ack(_) => None,
         };
         telemetry::command(command.name(), code);
-        self.answers
-            .remember_unstored(seat, cid.clone(), answer.clone());
+        if let Some(seat) = viewer {
+            self.answers
+                .remember_unstored(seat, cid.clone(), answer.clone());
+        }
         self.answer(conn, &cid, answer);
     }
 

@@ -3,13 +3,25 @@
 //! absent seat out. Presence itself (who is away, since when, who voted) is the room task's; it
 //! hands the facts in.
 
-use super::{Refusal, RoomState, game_over, rule_code};
+use super::{Decision, Refusal, RoomState, game_over, rule_code};
 use crate::protocol::{Code, Event};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
 
+/// What the room task knows of an absent player, for the claims against it (presence is the
+/// room task's: connections come and go without events).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Absence<'a> {
+    /// The seat on move that has had no connection for the grace period of a timed game; `None`:
+    /// nobody may be claimed against (the default).
+    pub claimable: Option<Seat>,
+    /// The seats that have voted against `claimable` so far (three players), in voting order.
+    pub votes: &'a [Seat],
+}
+
 impl RoomState {
-    /// `seat` leaves the game for `reason` (resignation or timeout): in a two-player game the game
-    /// ends; in a three-player one the game goes on without it (`left`) unless that ends it.
+    /// `seat` leaves the game for `reason` (resignation, timeout or abandonment): in a two-player
+    /// game the game ends; in a three-player one the game goes on without it (`left`) unless that
+    /// ends it.
     pub(super) fn decide_leave(
         &self,
         seat: Seat,
@@ -51,26 +63,33 @@ impl RoomState {
         Ok(events)
     }
 
+    /// `seat` leaves the game that goes on without it: the rules take it out of the turn order,
+    /// and the record keeps when it left.
+    pub(super) fn apply_left(&mut self, seat: Seat) -> Result<(), String> {
+        self.game
+            .resign(seat)
+            .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
+        if let Some(left) = self.left_after.get_mut(usize::from(seat)) {
+            *left = Some(self.moves.len());
+        }
+        Ok(())
+    }
+
     /// A claim against an absent seat on move (`claim_victory`, or `claim_draw {reason:
-    /// "abandoned"}` when `draw`) by `seat`. `claimable` is the seat the room task found on move
-    /// and away for its grace period in a timed game (`None`: nobody). `voters` are the seats that
-    /// voted against it so far, `seat` included. Two players: the claimer wins (or the game is
-    /// drawn) by `abandoned`. Three players: a vote; once every other player still in the game
-    /// voted, the absent seat leaves as in a resignation, with reason `abandoned` (`Ok` with no
-    /// events while votes are missing). A draw cannot be claimed against one of three players.
-    pub fn decide_claim_abandoned(
+    /// "abandoned"}` when `draw`) by `seat`. Two players: the claimer wins (or the game is drawn)
+    /// by `abandoned`. Three players: a vote; once every other person still in the game voted
+    /// (bots never claim, and count as voting), the absent seat leaves as in a resignation, with
+    /// reason `abandoned`; until then a [`Decision::Vote`]. A draw cannot be claimed against one
+    /// of three players. `cannot_claim` unless `absence.claimable` is the seat on move and not
+    /// the claimer.
+    pub(super) fn decide_claim_abandoned(
         &self,
         seat: Seat,
-        claimable: Option<Seat>,
+        absence: Absence<'_>,
         draw: bool,
-        voters: &[Seat],
-    ) -> Result<Vec<Event>, Refusal> {
-        self.check_in_play()?;
-        let in_play = self.game.in_play();
-        if !in_play.contains(&seat) {
-            return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
-        }
-        let absent = match (self.seat_on_move(), claimable) {
+    ) -> Result<Decision, Refusal> {
+        let seat = self.in_play(seat)?;
+        let absent = match (self.seat_on_move(), absence.claimable) {
             (Some(on_move), Some(away)) if on_move == away && away != seat => away,
             _ => {
                 return Err(Refusal::new(
@@ -85,7 +104,10 @@ impl RoomState {
             } else {
                 Outcome::win(seat, EndReason::Abandoned)
             };
-            return Ok(vec![game_over(outcome)]);
+            return Ok(Decision::Events {
+                by: seat,
+                events: vec![game_over(outcome)],
+            });
         }
         if draw {
             return Err(Refusal::new(
@@ -93,8 +115,13 @@ impl RoomState {
                 "in a three-player game, vote with claim_victory that the absent player leave",
             ));
         }
-        // Bots never claim; they count as voting for the game to go on without the absent seat.
-        let all_voted = in_play
+        let mut voters = absence.votes.to_vec();
+        if !voters.contains(&seat) {
+            voters.push(seat);
+        }
+        let all_voted = self
+            .game
+            .in_play()
             .iter()
             .filter(|s| **s != absent)
             .filter(|s| {
@@ -104,9 +131,13 @@ impl RoomState {
             })
             .all(|s| voters.contains(s));
         if !all_voted {
-            return Ok(Vec::new());
+            return Ok(Decision::Vote {
+                against: absent,
+                voters,
+            });
         }
-        self.decide_leave(absent, EndReason::Abandoned)
+        let events = self.decide_leave(absent, EndReason::Abandoned)?;
+        Ok(Decision::Events { by: seat, events })
     }
 }
 
@@ -117,25 +148,50 @@ mod tests {
     };
     use super::*;
     use crate::bot::Level;
+    use crate::protocol::{ClaimReason, Command};
     use crate::room::state::SeatChoice;
     use crate::rules::GameKind;
+
+    /// `seat`'s `claim_victory` (or, when `draw`, `claim_draw {reason: "abandoned"}`) while the
+    /// room task finds `claimable` absent and `votes` cast against it.
+    fn claim(
+        room: &RoomState,
+        seat: Seat,
+        claimable: Option<Seat>,
+        draw: bool,
+        votes: &[Seat],
+    ) -> Result<Decision, Refusal> {
+        let command = if draw {
+            Command::ClaimDraw {
+                reason: ClaimReason::Abandoned,
+            }
+        } else {
+            Command::ClaimVictory
+        };
+        room.decide(Some(seat), &command, Absence { claimable, votes })
+    }
+
+    fn events_of(decision: Decision) -> Vec<Event> {
+        match decision {
+            Decision::Events { events, .. } => events,
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn an_abandonment_claim_needs_the_absent_seat_on_move_and_not_the_claimer() {
         let room = timed_room(GameKind::OukChatrang, None, 60, 0);
         assert_eq!(room.seat_on_move(), Some(0));
         for (seat, claimable) in [(1, None), (1, Some(1)), (0, Some(0))] {
-            let refused = room
-                .decide_claim_abandoned(seat, claimable, false, &[seat])
-                .unwrap_err();
+            let refused = claim(&room, seat, claimable, false, &[]).unwrap_err();
             assert_eq!(refused.code, Code::CannotClaim, "{seat} {claimable:?}");
         }
-        let won = room
-            .decide_claim_abandoned(1, Some(0), false, &[1])
-            .unwrap();
-        assert_eq!(won, vec![game_over(Outcome::win(1, EndReason::Abandoned))]);
-        let drawn = room.decide_claim_abandoned(1, Some(0), true, &[1]).unwrap();
-        assert_eq!(drawn, vec![game_over(Outcome::draw(EndReason::Abandoned))]);
+        let won = claim(&room, 1, Some(0), false, &[]).unwrap();
+        let events = vec![game_over(Outcome::win(1, EndReason::Abandoned))];
+        assert_eq!(won, Decision::Events { by: 1, events });
+        let drawn = claim(&room, 1, Some(0), true, &[]).unwrap();
+        let events = vec![game_over(Outcome::draw(EndReason::Abandoned))];
+        assert_eq!(drawn, Decision::Events { by: 1, events });
     }
 
     #[test]
@@ -143,15 +199,17 @@ mod tests {
         let room = three_player_room();
         let absent = room.seat_on_move().unwrap();
         let others: Vec<Seat> = (0..3).filter(|s| *s != absent).collect();
-        let one = room
-            .decide_claim_abandoned(others[0], Some(absent), false, &others[..1])
-            .unwrap();
-        assert!(one.is_empty(), "one vote of two: {one:?}");
-        let draw = room.decide_claim_abandoned(others[0], Some(absent), true, &others[..1]);
+        let one = claim(&room, others[0], Some(absent), false, &[]).unwrap();
+        let vote = Decision::Vote {
+            against: absent,
+            voters: others[..1].to_vec(),
+        };
+        assert_eq!(one, vote, "one vote of two");
+        let again = claim(&room, others[0], Some(absent), false, &others[..1]).unwrap();
+        assert_eq!(again, vote, "a second vote of the same seat counts once");
+        let draw = claim(&room, others[0], Some(absent), true, &[]);
         assert_eq!(draw.unwrap_err().code, Code::CannotClaim);
-        let all = room
-            .decide_claim_abandoned(others[1], Some(absent), false, &others)
-            .unwrap();
+        let all = events_of(claim(&room, others[1], Some(absent), false, &others[..1]).unwrap());
         let Event::Left { seat, reason, .. } = &all[0] else {
             panic!("{all:?}");
         };
@@ -176,9 +234,7 @@ mod tests {
         let mut room_with_person = room.clone();
         room_with_person.seats[2].bot = None;
         assert_eq!(room.seat_on_move(), Some(0));
-        let one_person = room_with_person
-            .decide_claim_abandoned(2, Some(0), false, &[2])
-            .unwrap();
+        let one_person = events_of(claim(&room_with_person, 2, Some(0), false, &[]).unwrap());
         assert!(
             matches!(one_person[..], [Event::Left { seat: 0, .. }, ..]),
             "the bot at seat 1 counts as voting: {one_person:?}"

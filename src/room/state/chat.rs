@@ -1,7 +1,7 @@
 //! Chat rules: who may write to and read which channel, the creator's switch for the spectators'
 //! chat, and the text of a message as it is stored and sent.
 
-use super::{Refusal, RoomState};
+use super::{Decision, Refusal, RoomState};
 use crate::protocol::{ChatChannel, Code, Event};
 use crate::rules::Seat;
 
@@ -42,8 +42,21 @@ pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
 }
 
 impl RoomState {
+    /// A chat message from `seat` (`None`: a spectator) to `channel`: the writer must be allowed
+    /// to write there now, and the text is cleaned (see [`clean_chat_text`]).
+    pub(super) fn decide_chat(
+        &self,
+        seat: Option<Seat>,
+        channel: ChatChannel,
+        text: &str,
+    ) -> Result<Decision, Refusal> {
+        self.may_write_chat(seat, channel)?;
+        let text = clean_chat_text(text)?;
+        Ok(Decision::Chat { channel, text })
+    }
+
     /// Whether a connection of `seat` (`None`: a spectator) may write to `channel` now.
-    pub fn may_write_chat(&self, seat: Option<Seat>, channel: ChatChannel) -> Result<(), Refusal> {
+    fn may_write_chat(&self, seat: Option<Seat>, channel: ChatChannel) -> Result<(), Refusal> {
         match (seat, channel) {
             (Some(_), ChatChannel::Players) => Ok(()),
             (Some(_), ChatChannel::Spectators) => Err(Refusal::new(
@@ -72,6 +85,7 @@ impl RoomState {
         }
     }
 
+    /// The creator's `set_spectator_chat`: an event only when it changes something.
     pub(super) fn decide_spectator_chat(
         &self,
         seat: Seat,
@@ -92,7 +106,55 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::three_player_room;
     use super::*;
+    use crate::protocol::Command;
+    use crate::room::state::Absence;
+
+    fn chat(channel: ChatChannel, text: &str) -> Command {
+        Command::Chat {
+            channel,
+            text: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn spectators_chat_on_their_channel_through_decide_and_send_nothing_else() {
+        let mut room = three_player_room();
+        let decide =
+            |room: &RoomState, by, command: &Command| room.decide(by, command, Absence::default());
+        assert_eq!(
+            decide(&room, None, &chat(ChatChannel::Spectators, " hi\n")).unwrap(),
+            Decision::Chat {
+                channel: ChatChannel::Spectators,
+                text: "hi".into(),
+            }
+        );
+        let refused =
+            |room: &RoomState, by, command: &Command| decide(room, by, command).unwrap_err().code;
+        let players_channel = chat(ChatChannel::Players, "hi");
+        assert_eq!(refused(&room, None, &players_channel), Code::NotAPlayer);
+        assert_eq!(refused(&room, None, &Command::Resign), Code::NotAPlayer);
+        assert_eq!(
+            refused(&room, None, &Command::ClaimVictory),
+            Code::NotAPlayer
+        );
+        let spectators_channel = chat(ChatChannel::Spectators, "hi");
+        assert_eq!(
+            refused(&room, Some(0), &spectators_channel),
+            Code::BadMessage
+        );
+        assert!(decide(&room, Some(0), &players_channel).is_ok());
+        assert_eq!(
+            refused(&room, Some(0), &chat(ChatChannel::Players, " ")),
+            Code::BadMessage
+        );
+        room.spectator_chat = false;
+        assert_eq!(
+            refused(&room, None, &spectators_channel),
+            Code::ChatDisabled
+        );
+    }
 
     #[test]
     fn chat_text_is_trimmed_cleaned_and_limited_in_characters() {

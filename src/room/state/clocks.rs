@@ -65,7 +65,7 @@ pub fn lag_compensation_ms(rtt_ms: u64) -> u64 {
 }
 
 /// A timed room's clocks as of the last event that set them (`clock` in `game_started`, `moved`,
-/// `left`). The room task knows when that was; the state holds no time of its own.
+/// `left`, `game_over`). The room task knows when that was; the state holds no time of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clocks {
     /// The room's settings.
@@ -140,10 +140,11 @@ impl RoomState {
     }
 
     /// Fills in the `clock` of the events that carry one (`game_started`, `moved`, `left`, and
-    /// `game_over` of a game that started) for a timed room, `elapsed_ms` after the last clock event. The running seat is charged the time
-    /// elapsed, less `compensation_ms` for a move (lag compensation, capped at the time elapsed, so
-    /// a seat never gets back more than it spent); a move then adds the increment to its mover;
-    /// the seat now on move runs. Does nothing for an untimed room.
+    /// `game_over` of a game that started) for a timed room, `elapsed_ms` after the last clock
+    /// event, stamped `at`. The running seat is charged the time elapsed, less `compensation_ms`
+    /// for a move (lag compensation, capped at the time elapsed, so a seat never gets back more
+    /// than it spent); a move then adds the increment to its mover; the seat now on move runs.
+    /// Does nothing for an untimed room.
     pub fn stamp_clocks(
         &self,
         events: &mut [Event],
@@ -221,7 +222,7 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, three_player_room, timed_room};
+    use super::super::testing::{apply_all, decide_events, three_player_room, timed_room};
     use super::*;
     use crate::protocol::Command;
     use crate::rules::GameKind;
@@ -233,7 +234,7 @@ mod tests {
             mv,
             v: room.version,
         };
-        let mut events = room.decide(seat, &command).unwrap();
+        let mut events = decide_events(room, seat, &command).unwrap();
         room.stamp_clocks(&mut events, elapsed_ms, compensation_ms, Utc::now());
         apply_all(room, &events);
         match &events[0] {

@@ -7,11 +7,11 @@
 //! path cannot drift apart.
 //!
 //! This file holds the state itself, [`RoomState::decide`] (the one place that says which command
-//! goes where) and [`RoomState::apply`]; each concern's rules live beside it: [`seats`] (taking a
-//! seat, bots, tokens), [`play`] (moves, resignation, abort, the repetition claim), [`offers`]
-//! (draw and rematch offers), [`clocks`] (time control, lag compensation, flags), [`abandonment`]
-//! (leaving a game, claims and votes against an absent seat), [`chat`] (who may write where, and
-//! the text) and [`views`] (what a client or the game record is shown).
+//! goes where) and [`RoomState::apply`]; each concern's rules live beside it: `seats.rs` (taking a
+//! seat, bots, tokens), `play.rs` (moves, resignation, abort, the repetition claim), `offers.rs`
+//! (draw and rematch offers), `clocks.rs` (time control, lag compensation, flags),
+//! `abandonment.rs` (leaving a game, claims and votes against an absent seat), `chat.rs` (who may
+//! write where, and the text) and `views.rs` (what a client or the game record is shown).
 
 mod abandonment;
 mod chat;
@@ -23,6 +23,7 @@ mod seats;
 mod testing;
 mod views;
 
+pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
 pub use clocks::{ClockSettings, Clocks, MAX_LAG_COMPENSATION_MS, lag_compensation_ms};
 pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
@@ -32,8 +33,10 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::protocol::{Code, Command, Event, OfferInfo, OfferKind, RematchInfo, ResultInfo};
-use crate::rules::{AnyGame, EndReason, GameKind, Outcome, RuleErrorCode, Rules, Seat};
+use crate::protocol::{
+    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RematchInfo, ResultInfo,
+};
+use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 use crate::store::{RoomStatus, Visibility};
 
 /// Why a command was refused: a protocol code and a sentence. Nothing changed.
@@ -55,6 +58,36 @@ impl Refusal {
     }
 }
 
+/// What the room task does with a command [`RoomState::decide`] did not refuse.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Store these events, then apply and publish them, and acknowledge with the version of the
+    /// last. None: nothing changes, and the command is acknowledged at the room's version.
+    Events {
+        /// The seat whose command it was (spectators make no events).
+        by: Seat,
+        /// The events, in order.
+        events: Vec<Event>,
+    },
+    /// A vote of three players against the absent seat `against` that is not yet decisive: the
+    /// room task remembers `voters` (the voter included) in place of the votes it had, makes no
+    /// event and acknowledges at the room's version.
+    Vote {
+        /// The absent seat on move the vote is against.
+        against: Seat,
+        /// Every seat that has voted against it so far, in voting order.
+        voters: Vec<Seat>,
+    },
+    /// A chat message for the room task to store and send to whoever reads `channel`; chat makes
+    /// no event.
+    Chat {
+        /// The channel written to, which the writer may write to.
+        channel: ChatChannel,
+        /// The text as stored and sent (see [`clean_chat_text`]).
+        text: String,
+    },
+}
+
 /// A move as played: canonical and display notation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayedMove {
@@ -64,8 +97,9 @@ pub struct PlayedMove {
     pub display: String,
 }
 
-/// Everything about a room that events change. Cloned to preview a command's effect before it is
-/// stored.
+/// Everything about a room that events change. [`RoomState::decide`] only reads it;
+/// [`RoomState::apply`] is the one way it changes (the room task applies a command's events as it
+/// stages their commit, and reloads the room from the database when the commit fails).
 #[derive(Clone, Debug)]
 pub struct RoomState {
     /// The room's id (a UUID).
@@ -82,7 +116,8 @@ pub struct RoomState {
     pub created_at: DateTime<Utc>,
     /// One slot per seat, in seat order.
     pub seats: Vec<SeatSlot>,
-    /// `waiting` until every seat is taken, then `playing`, then `finished`.
+    /// `waiting` until every seat is taken, then `playing`, then `finished` (also straight from
+    /// `waiting`, when the room is cancelled or expires).
     pub status: RoomStatus,
     /// The version of the last applied event.
     pub version: i64,
@@ -93,7 +128,7 @@ pub struct RoomState {
     pub game: AnyGame,
     /// Every move played, in order.
     pub moves: Vec<PlayedMove>,
-    /// The open offers; `game_over` clears them.
+    /// The open offers; `game_over` and `rematch` clear them.
     pub offers: Vec<OfferInfo>,
     next_offer_id: u64,
     /// Per seat, the number of moves played when it last offered a draw: one offer per move.
@@ -203,90 +238,63 @@ impl RoomState {
             .flatten()
     }
 
-    /// The events a player's command makes, or why it is refused.
-    pub fn decide(&self, seat: Seat, command: &Command) -> Result<Vec<Event>, Refusal> {
-        // What a room allows in every status: chat settings, and what comes after a game.
-        match command {
-            Command::Chat { .. } => {
-                return Err(Refusal::new(Code::BadMessage, "chat is not a game command"));
-            }
+    /// What a command of `by` (`None`: a spectator's connection) decides, or why it is refused.
+    /// `absence` is what the room task knows of an absent seat on move, for the claims against
+    /// it. Spectators may only chat (`not_a_player` otherwise). A refusal changes nothing; the
+    /// room task acts on a decision (see [`Decision`]).
+    pub fn decide(
+        &self,
+        by: Option<Seat>,
+        command: &Command,
+        absence: Absence<'_>,
+    ) -> Result<Decision, Refusal> {
+        let player =
+            || by.ok_or_else(|| Refusal::new(Code::NotAPlayer, "spectators cannot send commands"));
+        let events = match command {
+            Command::Chat { channel, text } => return self.decide_chat(by, *channel, text),
+            Command::ClaimVictory => return self.decide_claim_abandoned(player()?, absence, false),
+            Command::ClaimDraw {
+                reason: ClaimReason::Abandoned,
+            } => return self.decide_claim_abandoned(player()?, absence, true),
+            Command::ClaimDraw {
+                reason: ClaimReason::Repetition,
+            } => self.decide_claim_repetition(player()?),
+            Command::Move { mv, v } => self.decide_move(player()?, mv, *v),
+            Command::Resign => self.decide_resign(player()?),
+            Command::Abort => self.decide_abort(player()?),
+            Command::OfferDraw => self.decide_offer_draw(player()?),
+            Command::OfferRematch => self.decide_offer_rematch(player()?),
+            Command::Accept { offer } => self.decide_accept(player()?, *offer),
+            Command::Decline { offer } => self.decide_decline(player()?, *offer),
             Command::SetSpectatorChat { enabled } => {
-                return self.decide_spectator_chat(seat, *enabled);
+                self.decide_spectator_chat(player()?, *enabled)
             }
-            Command::OfferRematch => return self.decide_offer_rematch(seat),
-            Command::Accept { offer } if self.is_rematch_offer(*offer) => {
-                return self.decide_accept_rematch(seat, *offer);
+            Command::AddBot { seat, level } => {
+                player()?;
+                self.decide_bot_join(*seat, *level)
             }
-            Command::Decline { offer } if self.is_rematch_offer(*offer) => {
-                return Ok(vec![Event::OfferDeclined { id: *offer }]);
-            }
-            Command::Accept { offer } | Command::Decline { offer }
-                if self.status == RoomStatus::Finished =>
-            {
-                return Err(Refusal::new(
-                    Code::NoSuchOffer,
-                    format!("there is no open offer {offer}: the game is over"),
-                ));
-            }
-            Command::AddBot { seat, level } => return self.decide_bot_join(*seat, *level),
-            Command::Abort if self.status == RoomStatus::Waiting => {
-                // The creator of a room nobody has joined yet cancels it.
-                return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
-            }
-            _ => {}
-        }
-        self.check_in_play()?;
-        if !self.game.in_play().contains(&seat) {
-            // A player who left a game that goes on has no say in it any more (offers included).
-            return Err(Refusal::new(Code::NotAPlayer, "you have left this game"));
-        }
-        match command {
-            Command::Move { mv, v } => self.decide_move(seat, mv, *v),
-            Command::Resign => self.decide_resign(seat),
-            Command::OfferDraw => self.decide_offer_draw(seat),
-            Command::Abort => self.decide_abort(),
-            Command::OfferRematch
-            | Command::Chat { .. }
-            | Command::SetSpectatorChat { .. }
-            | Command::AddBot { .. } => Ok(Vec::new()),
-            Command::Accept { offer } => self.decide_accept(seat, *offer),
-            Command::Decline { offer } => match self.offers.iter().find(|o| o.id == *offer) {
-                Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
-                None => Err(Refusal::new(
-                    Code::NoSuchOffer,
-                    format!("there is no open offer {offer}"),
-                )),
-            },
-            Command::ClaimVictory => Err(Refusal::new(
-                Code::CannotClaim,
-                "the player on move is not away long enough for a claim",
-            )),
-            Command::ClaimDraw { reason } => {
-                if reason != EndReason::Repetition.as_str() {
-                    return Err(Refusal::new(
-                        Code::CannotClaim,
-                        format!("a draw can be claimed for \"repetition\" only, not {reason:?}"),
-                    ));
-                }
-                let mut probe = self.game.clone();
-                let outcome = probe
-                    .claim_draw(seat, EndReason::Repetition)
-                    .map_err(|e| Refusal::new(Code::CannotClaim, e.message))?;
-                Ok(vec![game_over(outcome)])
-            }
-        }
+        }?;
+        Ok(Decision::Events {
+            by: player()?,
+            events,
+        })
     }
 
-    /// A game command needs the game on: `not_your_turn` before it started (a seat is still
-    /// free), `game_over` after it ended.
-    fn check_in_play(&self) -> Result<(), Refusal> {
+    /// `seat` as the author of a game command: the game is on (`not_your_turn` before it started,
+    /// a seat being still free; `game_over` after it ended) and `seat` still plays in it (a
+    /// player who left a game that goes on has no say in it any more, offers included:
+    /// `not_a_player`).
+    fn in_play(&self, seat: Seat) -> Result<Seat, Refusal> {
         match self.status {
             RoomStatus::Waiting => Err(Refusal::new(
                 Code::NotYourTurn,
                 "the game has not started: a seat is still free",
             )),
             RoomStatus::Finished => Err(Refusal::new(Code::GameOver, "the game is over")),
-            RoomStatus::Playing => Ok(()),
+            RoomStatus::Playing if !self.game.in_play().contains(&seat) => {
+                Err(Refusal::new(Code::NotAPlayer, "you have left this game"))
+            }
+            RoomStatus::Playing => Ok(seat),
         }
     }
 
@@ -303,18 +311,7 @@ impl RoomState {
         match event {
             Event::SeatTaken {
                 seat, name, bot, ..
-            } => {
-                let slot = self
-                    .seats
-                    .get_mut(usize::from(*seat))
-                    .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
-                slot.taken = true;
-                slot.name = name.clone();
-                slot.bot = *bot;
-                if v == 1 {
-                    self.creator = Some(*seat);
-                }
-            }
+            } => self.apply_seat_taken(v, *seat, name, *bot)?,
             Event::GameStarted { clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 self.status = RoomStatus::Playing;
@@ -325,38 +322,10 @@ impl RoomState {
                 seat, mv, clock, ..
             } => {
                 self.apply_clock(clock.as_ref());
-                if self.game.to_move() != Some(*seat) {
-                    return Err(format!(
-                        "stored move {mv} is by seat {seat}, who is not on move"
-                    ));
-                }
-                let applied = self
-                    .game
-                    .play(mv)
-                    .map_err(|e| format!("stored move {mv}: {e}"))?;
-                self.moves.push(PlayedMove {
-                    notation: applied.notation,
-                    display: applied.display,
-                });
-                if let Some(moved) = self.moved.get_mut(usize::from(*seat)) {
-                    *moved = true;
-                }
+                self.apply_moved(*seat, mv)?;
                 self.position_version = v;
             }
-            Event::Offer(offer) => {
-                self.offers.push(offer.clone());
-                self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
-                if offer.kind == OfferKind::Draw
-                    && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
-                {
-                    *at = Some(self.moves.len());
-                }
-                if offer.kind == OfferKind::Rematch
-                    && let Some(count) = self.rematch_offers.get_mut(usize::from(offer.by))
-                {
-                    *count += 1;
-                }
-            }
+            Event::Offer(offer) => self.apply_offer(offer),
             Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
             Event::OfferAccepted { id, by } => {
                 let offer = self
@@ -371,12 +340,7 @@ impl RoomState {
             Event::Left { seat, clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 let on_move = self.game.to_move();
-                self.game
-                    .resign(*seat)
-                    .map_err(|e| format!("stored resignation of seat {seat}: {e}"))?;
-                if let Some(left) = self.left_after.get_mut(usize::from(*seat)) {
-                    *left = Some(self.moves.len());
-                }
+                self.apply_left(*seat)?;
                 // Only when the turn passed does a move sent before this come too late.
                 if self.game.to_move() != on_move {
                     self.position_version = v;

@@ -13,7 +13,44 @@ use crate::store::RoomStatus;
 const MAX_REMATCH_OFFERS: u32 = 3;
 
 impl RoomState {
-    pub(super) fn is_rematch_offer(&self, id: u64) -> bool {
+    /// `seat` accepts offer `id`: a rematch offer after the game, or a draw offer while the game is
+    /// on (`no_such_offer` once it is over).
+    pub(super) fn decide_accept(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+        if self.is_rematch_offer(id) {
+            return self.decide_accept_rematch(seat, id);
+        }
+        self.check_offer_game(id)?;
+        self.decide_accept_draw(self.in_play(seat)?, id)
+    }
+
+    /// `seat` declines open offer `id` (a rematch offer, or while the game is on a draw offer):
+    /// the offer is closed.
+    pub(super) fn decide_decline(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+        if !self.is_rematch_offer(id) {
+            self.check_offer_game(id)?;
+            self.in_play(seat)?;
+        }
+        match self.offers.iter().find(|o| o.id == id) {
+            Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
+            None => Err(Refusal::new(
+                Code::NoSuchOffer,
+                format!("there is no open offer {id}"),
+            )),
+        }
+    }
+
+    /// No draw offer is open after the game: `no_such_offer` then, whatever `id`.
+    fn check_offer_game(&self, id: u64) -> Result<(), Refusal> {
+        if self.status == RoomStatus::Finished {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                format!("there is no open offer {id}: the game is over"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn is_rematch_offer(&self, id: u64) -> bool {
         self.offers
             .iter()
             .any(|o| o.id == id && o.kind == OfferKind::Rematch)
@@ -69,7 +106,7 @@ impl RoomState {
     /// `seat` accepts rematch offer `id`: once every seat but the offerer's has accepted (every
     /// seat, also one that left a three-player game: all of them sit in the new room), the
     /// rematch is made: a new room with the same game, each player one seat on.
-    pub(super) fn decide_accept_rematch(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+    fn decide_accept_rematch(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
         let Some(offer) = self.offer_to_accept(seat, id)? else {
             return Ok(Vec::new());
         };
@@ -99,11 +136,7 @@ impl RoomState {
 
     /// Open offer `id` for `seat` to accept: `None` when `seat` has already accepted it (nothing to
     /// do), `no_such_offer` when it is not open or is `seat`'s own.
-    pub(super) fn offer_to_accept(
-        &self,
-        seat: Seat,
-        id: u64,
-    ) -> Result<Option<&OfferInfo>, Refusal> {
+    fn offer_to_accept(&self, seat: Seat, id: u64) -> Result<Option<&OfferInfo>, Refusal> {
         let Some(offer) = self.offers.iter().find(|o| o.id == id) else {
             return Err(Refusal::new(
                 Code::NoSuchOffer,
@@ -119,9 +152,9 @@ impl RoomState {
         Ok((!offer.accepted.contains(&seat)).then_some(offer))
     }
 
-    /// `seat` accepts offer `id`: the game is drawn once every other player still in the game has
-    /// accepted.
-    pub(super) fn decide_accept(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
+    /// `seat` accepts draw offer `id`: the game is drawn once every other player still in the game
+    /// has accepted.
+    fn decide_accept_draw(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
         let Some(offer) = self.offer_to_accept(seat, id)? else {
             return Ok(Vec::new());
         };
@@ -138,11 +171,29 @@ impl RoomState {
         }])
     }
 
+    /// Opens `offer`, and counts it against its seat's limits.
+    pub(super) fn apply_offer(&mut self, offer: &OfferInfo) {
+        self.offers.push(offer.clone());
+        self.next_offer_id = self.next_offer_id.max(offer.id.saturating_add(1));
+        if offer.kind == OfferKind::Draw
+            && let Some(at) = self.draw_offered_at.get_mut(usize::from(offer.by))
+        {
+            *at = Some(self.moves.len());
+        }
+        if offer.kind == OfferKind::Rematch
+            && let Some(count) = self.rematch_offers.get_mut(usize::from(offer.by))
+        {
+            *count += 1;
+        }
+    }
+
+    /// A draw offer by `seat`, one per move; offering when another seat's offer is open accepts it.
     pub(super) fn decide_offer_draw(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
+        let seat = self.in_play(seat)?;
         let draw_offers = || self.offers.iter().filter(|o| o.kind == OfferKind::Draw);
         if let Some(theirs) = draw_offers().find(|o| o.by != seat) {
             // Offering a draw to someone who offered one is agreeing.
-            self.decide_accept(seat, theirs.id)
+            self.decide_accept_draw(seat, theirs.id)
         } else if draw_offers().any(|o| o.by == seat) {
             Ok(Vec::new())
         } else if self
@@ -170,14 +221,14 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, three_player_room_after_placement};
+    use super::super::testing::{apply_all, decide_events, three_player_room_after_placement};
     use super::*;
     use crate::protocol::Command;
 
     #[test]
     fn a_player_who_left_has_no_say_in_offers() {
         let mut room = three_player_room_after_placement();
-        let events = room.decide(1, &Command::Resign).unwrap();
+        let events = decide_events(&room, 1, &Command::Resign).unwrap();
         apply_all(&mut room, &events);
         for command in [
             Command::OfferDraw,
@@ -186,15 +237,15 @@ mod tests {
             Command::Resign,
         ] {
             assert_eq!(
-                room.decide(1, &command).unwrap_err().code,
+                decide_events(&room, 1, &command).unwrap_err().code,
                 Code::NotAPlayer,
                 "{command:?}"
             );
         }
-        let events = room.decide(0, &Command::OfferDraw).unwrap();
+        let events = decide_events(&room, 0, &Command::OfferDraw).unwrap();
         apply_all(&mut room, &events);
         // Blue alone accepting is enough: Green has left.
-        let events = room.decide(2, &Command::Accept { offer: 1 }).unwrap();
+        let events = decide_events(&room, 2, &Command::Accept { offer: 1 }).unwrap();
         assert_eq!(events, vec![game_over(Outcome::draw(EndReason::Agreement))]);
     }
 }

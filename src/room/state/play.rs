@@ -2,12 +2,17 @@
 //! draw claimed for a repetition. The rules module says what is legal; this file turns its answer
 //! into events.
 
-use super::{Refusal, RoomState, game_over, rule_code};
+use super::{PlayedMove, Refusal, RoomState, game_over, rule_code};
 use crate::protocol::{Code, Event, OfferKind};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
+use crate::store::RoomStatus;
 
 impl RoomState {
+    /// A move `mv` (game notation) by `seat`, sent for the position of version `v`: `moved`, the
+    /// seats skipped after it, and `game_over` when it ends the game (otherwise the draw offers
+    /// the mover had not accepted are declined).
     pub(super) fn decide_move(&self, seat: Seat, mv: &str, v: i64) -> Result<Vec<Event>, Refusal> {
+        let seat = self.in_play(seat)?;
         if v > self.version || v < self.position_version {
             return Err(Refusal::new(
                 Code::StaleVersion,
@@ -55,8 +60,35 @@ impl RoomState {
         Ok(events)
     }
 
-    /// An abort: only while some player still in the game has not made a move.
-    pub(super) fn decide_abort(&self) -> Result<Vec<Event>, Refusal> {
+    /// Plays the stored move `mv` of `seat` on the game and records it.
+    pub(super) fn apply_moved(&mut self, seat: Seat, mv: &str) -> Result<(), String> {
+        if self.game.to_move() != Some(seat) {
+            return Err(format!(
+                "stored move {mv} is by seat {seat}, who is not on move"
+            ));
+        }
+        let applied = self
+            .game
+            .play(mv)
+            .map_err(|e| format!("stored move {mv}: {e}"))?;
+        self.moves.push(PlayedMove {
+            notation: applied.notation,
+            display: applied.display,
+        });
+        if let Some(moved) = self.moved.get_mut(usize::from(seat)) {
+            *moved = true;
+        }
+        Ok(())
+    }
+
+    /// An abort by `seat`: while the room waits for players, any player seated in it cancels it;
+    /// once the game is on, only while some player still in the game has not made a move
+    /// (`cannot_abort`).
+    pub(super) fn decide_abort(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
+        if self.status == RoomStatus::Waiting {
+            return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
+        }
+        self.in_play(seat)?;
         let everyone_moved = self
             .game
             .in_play()
@@ -75,13 +107,28 @@ impl RoomState {
     /// leaves (open offers are withdrawn, since they were made to a table that has changed) and the
     /// others play on, unless only one is left.
     pub(super) fn decide_resign(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
-        self.decide_leave(seat, EndReason::Resignation)
+        self.decide_leave(self.in_play(seat)?, EndReason::Resignation)
+    }
+
+    /// A draw claimed by `seat` for a repetition, when the rules grant it (Ouk Chatrang: the seat
+    /// on move, the position seen three times, O-16; never in Khan and Khan-Tsin, whose draws are
+    /// automatic); `cannot_claim` otherwise.
+    pub(super) fn decide_claim_repetition(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
+        let seat = self.in_play(seat)?;
+        let mut probe = self.game.clone();
+        let outcome = probe
+            .claim_draw(seat, EndReason::Repetition)
+            .map_err(|e| Refusal::new(Code::CannotClaim, e.message))?;
+        Ok(vec![game_over(outcome)])
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, three_player_room, three_player_room_after_placement};
+    use super::super::testing::{
+        apply_all, decide_events, play_first_legal_move, three_player_room,
+        three_player_room_after_placement,
+    };
     use super::*;
     use crate::protocol::Command;
 
@@ -89,38 +136,16 @@ mod tests {
     fn abort_is_allowed_until_every_player_still_in_play_has_moved() {
         let mut room = three_player_room();
         for _ in 0..2 {
-            assert!(room.decide(0, &Command::Abort).is_ok());
-            let seat = room.seat_on_move().unwrap();
-            let mv = room.game.legal_moves()[0].clone();
-            let events = room
-                .decide(
-                    seat,
-                    &Command::Move {
-                        mv,
-                        v: room.version,
-                    },
-                )
-                .unwrap();
-            apply_all(&mut room, &events);
+            assert!(decide_events(&room, 0, &Command::Abort).is_ok());
+            play_first_legal_move(&mut room);
         }
         assert!(
-            room.decide(1, &Command::Abort).is_ok(),
+            decide_events(&room, 1, &Command::Abort).is_ok(),
             "the third has not placed yet"
         );
-        let seat = room.seat_on_move().unwrap();
-        let mv = room.game.legal_moves()[0].clone();
-        let events = room
-            .decide(
-                seat,
-                &Command::Move {
-                    mv,
-                    v: room.version,
-                },
-            )
-            .unwrap();
-        apply_all(&mut room, &events);
+        play_first_legal_move(&mut room);
         assert_eq!(
-            room.decide(0, &Command::Abort).unwrap_err().code,
+            decide_events(&room, 0, &Command::Abort).unwrap_err().code,
             Code::CannotAbort
         );
     }
@@ -131,10 +156,10 @@ mod tests {
         let mover = room.seat_on_move().unwrap();
         let seen = room.version;
         let quitter = (0..3).find(|s| *s != mover).unwrap();
-        let events = room.decide(quitter, &Command::Resign).unwrap();
+        let events = decide_events(&room, quitter, &Command::Resign).unwrap();
         apply_all(&mut room, &events);
         assert_eq!(room.seat_on_move(), Some(mover));
         let mv = room.game.legal_moves()[0].clone();
-        assert!(room.decide(mover, &Command::Move { mv, v: seen }).is_ok());
+        assert!(decide_events(&room, mover, &Command::Move { mv, v: seen }).is_ok());
     }
 }

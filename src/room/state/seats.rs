@@ -123,8 +123,30 @@ impl RoomState {
         }
     }
 
+    /// Applies `seat_taken` (event version `v`) for `seat`: the seat taken at version 1 is the
+    /// creator's.
+    pub(super) fn apply_seat_taken(
+        &mut self,
+        v: i64,
+        seat: Seat,
+        name: &Option<String>,
+        bot: Option<Level>,
+    ) -> Result<(), String> {
+        let slot = self
+            .seats
+            .get_mut(usize::from(seat))
+            .ok_or_else(|| format!("seat_taken names seat {seat}, which does not exist"))?;
+        slot.taken = true;
+        slot.name.clone_from(name);
+        slot.bot = bot;
+        if v == 1 {
+            self.creator = Some(seat);
+        }
+        Ok(())
+    }
+
     /// `seat_taken` for `seat`, and `game_started` when it is the last free seat.
-    pub(super) fn seat_taken_events(
+    fn seat_taken_events(
         &self,
         seat: Seat,
         name: Option<String>,

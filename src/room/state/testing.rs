@@ -4,9 +4,9 @@ use chrono::Utc;
 use serde_json::json;
 use uuid::Uuid;
 
-use super::{RoomState, SeatChoice};
+use super::{Absence, Decision, Refusal, RoomState, SeatChoice};
 use crate::protocol::{Command, Event};
-use crate::rules::{AnyGame, GameKind, GameOptions, Rules};
+use crate::rules::{AnyGame, GameKind, GameOptions, Rules, Seat};
 use crate::store::Visibility;
 
 /// A three-player Khan-Tsin room with no seat taken.
@@ -38,22 +38,40 @@ pub(super) fn three_player_room() -> RoomState {
     room
 }
 
+/// The events `seat`'s command makes when nobody is absent, or why it is refused; panics on a
+/// decision that is not events.
+pub(super) fn decide_events(
+    room: &RoomState,
+    seat: Seat,
+    command: &Command,
+) -> Result<Vec<Event>, Refusal> {
+    match room.decide(Some(seat), command, Absence::default())? {
+        Decision::Events { events, .. } => Ok(events),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The seat on move plays the first of its legal moves.
+pub(super) fn play_first_legal_move(room: &mut RoomState) {
+    let seat = room.seat_on_move().unwrap();
+    let mv = room.game.legal_moves()[0].clone();
+    let events = decide_events(
+        room,
+        seat,
+        &Command::Move {
+            mv,
+            v: room.version,
+        },
+    )
+    .unwrap();
+    apply_all(room, &events);
+}
+
 /// A three-player Khan-Tsin room with every seat taken and the 36 placements made.
 pub(super) fn three_player_room_after_placement() -> RoomState {
     let mut room = three_player_room();
     for _ in 0..36 {
-        let seat = room.seat_on_move().unwrap();
-        let mv = room.game.legal_moves()[0].clone();
-        let events = room
-            .decide(
-                seat,
-                &Command::Move {
-                    mv,
-                    v: room.version,
-                },
-            )
-            .unwrap();
-        apply_all(&mut room, &events);
+        play_first_legal_move(&mut room);
     }
     room
 }
@@ -64,8 +82,8 @@ pub(super) fn apply_all(room: &mut RoomState, events: &[Event]) {
     }
 }
 
-/// A timed two-player room of `kind` from `start` (or the standard start), both seats taken
-/// at time `at`.
+/// A timed two-player room of `kind` from `start` (or the standard start) with `initial_s` and
+/// `increment_s` on its clocks, both seats taken.
 pub(super) fn timed_room(
     kind: GameKind,
     start: Option<&str>,

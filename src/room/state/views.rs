@@ -89,11 +89,10 @@ impl RoomState {
         }
     }
 
-    /// `[{"seat", "color", "name"}]` for the game record.
     /// `[{"seat", "color", "name", "left_after"}]` for the game record: `left_after` is the number
     /// of moves played when the seat left a game that went on without it (`null` otherwise), so the
     /// record replays.
-    pub(super) fn players(&self) -> Value {
+    fn players(&self) -> Value {
         Value::Array(
             self.seat_infos(&[])
                 .into_iter()
@@ -127,15 +126,15 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, three_player_room_after_placement};
+    use super::super::testing::{apply_all, decide_events, three_player_room_after_placement};
     use crate::protocol::Command;
 
     #[test]
     fn the_record_of_a_game_that_went_on_says_who_left_and_when() {
         let mut room = three_player_room_after_placement();
-        let events = room.decide(1, &Command::Resign).unwrap();
+        let events = decide_events(&room, 1, &Command::Resign).unwrap();
         apply_all(&mut room, &events);
-        let events = room.decide(0, &Command::Resign).unwrap();
+        let events = decide_events(&room, 0, &Command::Resign).unwrap();
         apply_all(&mut room, &events);
         let record = room.game_record().unwrap();
         assert_eq!(
