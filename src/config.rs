@@ -77,8 +77,9 @@ pub struct Config {
 /// Limits against abuse and for memory, each configurable.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Limits {
-    /// Commands (moves, offers, ...) one connection may send per second, on average; a burst of
-    /// twice as many is allowed. Beyond: `reject` `rate_limited`.
+    /// Commands (moves, offers, ...) one seat, on all its connections together, may send per
+    /// second on average (a spectator: all spectators of its client address); a burst of twice as
+    /// many is allowed. Beyond: `reject` `rate_limited`. Reconnecting does not reset it.
     #[arg(long, env = "KHANATE_COMMANDS_PER_SECOND", default_value_t = Limits::default().commands_per_second)]
     pub commands_per_second: u32,
 
@@ -89,6 +90,42 @@ pub struct Limits {
     /// WebSockets one client address may hold open. Beyond: HTTP 429 `rate_limited`.
     #[arg(long, env = "KHANATE_CONNECTIONS_PER_IP", default_value_t = Limits::default().connections_per_ip)]
     pub connections_per_ip: usize,
+
+    /// HTTP connections (WebSockets included) one client address may hold open at once. Beyond:
+    /// the connection is answered 429 `rate_limited` and closed. Connections from a trusted proxy
+    /// are not counted here (they carry many clients; the proxy limits them).
+    #[arg(long, env = "KHANATE_HTTP_CONNECTIONS_PER_IP", default_value_t = Limits::default().http_connections_per_ip)]
+    pub http_connections_per_ip: usize,
+
+    /// HTTP connections (WebSockets included) the server holds at once. 0: the file-descriptor
+    /// limit (`RLIMIT_NOFILE`, raised to its hard limit at start-up) minus a reserve of 128 for the
+    /// database, files and refusals. Beyond: the connection is answered 503 `unavailable` and
+    /// closed, so the server goes on accepting and refusing instead of failing to accept.
+    #[arg(long, env = "KHANATE_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
+    pub max_connections: usize,
+
+    /// Seconds a connection may take to send a request's line and headers, counted from when the
+    /// server is ready to read it: also how long a kept-alive connection may sit idle between
+    /// requests. Then it is closed.
+    #[arg(long, env = "KHANATE_HEADER_TIMEOUT_S", default_value_t = Limits::default().header_timeout_s)]
+    pub header_timeout_s: u64,
+
+    /// Seconds a request may take once its headers are in: reading its body and answering it.
+    /// Beyond: 408 `timeout`. (A WebSocket, once upgraded, is kept by its pings instead.)
+    #[arg(long, env = "KHANATE_REQUEST_TIMEOUT_S", default_value_t = Limits::default().request_timeout_s)]
+    pub request_timeout_s: u64,
+
+    /// Room look-ups by id or invite code (`GET /api/rooms/{code}`, the room page, joins and
+    /// hellos) one client address may make per minute, hits and misses alike (a burst of as
+    /// many). Beyond: 429 `rate_limited` with `Retry-After` (a hello: `error` `rate_limited`).
+    #[arg(long, env = "KHANATE_LOOKUPS_PER_MINUTE", default_value_t = Limits::default().lookups_per_minute)]
+    pub lookups_per_minute: u32,
+
+    /// Room look-ups naming no room one client address may make per minute (a burst of as many),
+    /// against invite-code guessing. Beyond, every look-up from that address is refused, hits
+    /// included, until the allowance has come back: 429 `rate_limited` with `Retry-After`.
+    #[arg(long, env = "KHANATE_FAILED_LOOKUPS_PER_MINUTE", default_value_t = Limits::default().failed_lookups_per_minute)]
+    pub failed_lookups_per_minute: u32,
 
     /// WebSockets one room may hold (players and spectators). Beyond: `error` `room_crowded`.
     #[arg(long, env = "KHANATE_CONNECTIONS_PER_ROOM", default_value_t = Limits::default().connections_per_room)]
@@ -128,6 +165,12 @@ impl Default for Limits {
             commands_per_second: 10,
             rooms_per_minute: 10,
             connections_per_ip: 50,
+            http_connections_per_ip: 128,
+            lookups_per_minute: 300,
+            failed_lookups_per_minute: 10,
+            max_connections: 0,
+            header_timeout_s: 10,
+            request_timeout_s: 30,
             connections_per_room: 200,
             room_idle_s: 600,
             waiting_room_ttl_s: 24 * 3600,
@@ -140,6 +183,16 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// [`Limits::header_timeout_s`] as a duration (at least a second).
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_secs(self.header_timeout_s.max(1))
+    }
+
+    /// [`Limits::request_timeout_s`] as a duration (at least a second).
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.request_timeout_s.max(1))
+    }
+
     /// [`Limits::room_idle_s`] as a duration.
     pub fn room_idle(&self) -> Duration {
         Duration::from_secs(self.room_idle_s)
@@ -186,11 +239,29 @@ impl Config {
                 commands_per_second: 10_000,
                 rooms_per_minute: 10_000,
                 connections_per_ip: 10_000,
+                http_connections_per_ip: 10_000,
+                lookups_per_minute: 100_000,
+                failed_lookups_per_minute: 10_000,
                 ..Limits::default()
             },
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
         }
+    }
+
+    /// A warning for the operator when the server listens beyond loopback without a public URL
+    /// or allowed origins: browsers then reach it by name, and WebSockets from pages whose
+    /// host is a name are refused (DNS rebinding, see `--public-url`).
+    pub fn origin_warning(&self) -> Option<String> {
+        let exposed = !self.bind.ip().is_loopback();
+        (exposed && self.public_url.is_none() && self.allowed_origins.is_empty()).then(|| {
+            format!(
+                "listening on {} without --public-url or --allowed-origins: browsers may open \
+                 WebSockets only from pages reached by an IP address or localhost (or through a \
+                 --trusted-proxies proxy); set --public-url to the address people use",
+                self.bind
+            )
+        })
     }
 
     /// [`Config::ping_interval_s`] as a duration (at least a second).
@@ -256,7 +327,24 @@ impl fmt::Display for Config {
 
 #[cfg(test)]
 mod tests {
-    use super::mask_url;
+    use super::{Config, mask_url};
+
+    #[test]
+    fn a_bind_beyond_loopback_without_a_public_url_is_warned_about() {
+        let mut config = Config::for_tests("sqlite::memory:");
+        assert_eq!(config.origin_warning(), None, "loopback");
+        config.bind = "0.0.0.0:8080".parse().unwrap();
+        let warning = config.origin_warning().expect("a warning");
+        assert!(warning.contains("--public-url"), "{warning}");
+        config.public_url = Some("https://games.example.org".into());
+        assert_eq!(config.origin_warning(), None);
+        config.public_url = None;
+        config.allowed_origins = vec!["https://games.example.org".into()];
+        assert_eq!(config.origin_warning(), None);
+        config.allowed_origins.clear();
+        config.bind = "[::1]:8080".parse().unwrap();
+        assert_eq!(config.origin_warning(), None, "IPv6 loopback");
+    }
 
     #[test]
     fn passwords_are_masked_in_database_urls() {

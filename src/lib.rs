@@ -7,18 +7,24 @@
 //! - [`rules`]: the pure rules of every game (no I/O);
 //! - [`bot`]: computer opponents' move choice (no I/O; searched on the server's worker pool);
 //! - [`protocol`]: the wire messages of `PROTOCOL.md`;
+//! - [`json`]: client JSON read strictly (no key twice);
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
-//! - [`server`]: start and stop a whole server from a [`config::Config`].
+//! - [`accept`]: the accept loop, its connection caps and HTTP timeouts;
+//! - [`server`]: start and stop a whole server from a [`config::Config`];
+//! - [`telemetry`]: every Prometheus metric, and the exporter behind `GET /metrics`;
+//! - [`cli`]: the rules tools of the binary (`perft`, `moves`, `play`).
 
 #![warn(missing_docs)]
 
+pub mod accept;
 pub mod api;
 pub mod bot;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod json;
 pub mod protocol;
 pub mod room;
 pub mod rules;

@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the server (what `khanate` alone does).
-    Serve(Config),
+    Serve(Box<Config>),
     /// Apply the database migrations and exit (`serve` also applies them at start-up).
     Migrate {
         #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
@@ -60,8 +60,9 @@ enum Command {
 struct GameArgs {
     /// `ouk-chatrang`, `khan` or `khan-tsin`.
     game: String,
-    /// Start from this position (the game's position text; for Ouk Chatrang a FEN).
-    #[arg(long, visible_alias = "fen")]
+    /// Start from this position (the game's position text; for Ouk Chatrang a FEN). Taken as
+    /// written even when it begins with `-` (a Khan-Tsin board whose first square is empty).
+    #[arg(long, visible_alias = "fen", allow_hyphen_values = true)]
     position: Option<String>,
     /// Khan-Tsin: 2 or 3 players (default 2; a --position says it already).
     #[arg(long)]
@@ -129,7 +130,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let runtime = || tokio::runtime::Runtime::new().context("starting the tokio runtime");
     match cli.command {
         None => runtime()?.block_on(serve(cli.serve)),
-        Some(Command::Serve(config)) => runtime()?.block_on(serve(config)),
+        Some(Command::Serve(config)) => runtime()?.block_on(serve(*config)),
         Some(Command::Migrate { database_url }) => runtime()?.block_on(async {
             init_tracing(LogFormat::Text);
             Store::connect(&database_url).await?;

@@ -41,6 +41,11 @@ pub mod close {
     pub const POLICY: u16 = 1008;
     /// A frame over [`super::MAX_CLIENT_FRAME_BYTES`].
     pub const TOO_BIG: u16 = 1009;
+    /// The peer broke the WebSocket protocol: a reserved opcode or bit, a control frame over
+    /// 125 bytes (RFC 6455 section 7.4.1). Do not retry as is.
+    pub const PROTOCOL_ERROR: u16 = 1002;
+    /// A text frame that is not UTF-8. Do not retry as is.
+    pub const INVALID_PAYLOAD: u16 = 1007;
     /// The server is restarting: reconnect with `last_v`.
     pub const RESTART: u16 = 1012;
     /// The client could not keep up (its outbound queue filled), or the room was reloaded:
@@ -366,7 +371,7 @@ struct SpectatorChatData {
 
 /// Parses one text frame from a client. Never panics; every failure says what is wrong.
 pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
-    let value: Value = serde_json::from_str(text).map_err(|e| BadFrame {
+    let value = crate::json::from_str(text).map_err(|e| BadFrame {
         cid: None,
         message: format!("not JSON: {e}"),
     })?;

@@ -9,13 +9,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::{ListenerExt, TapIo};
-
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tracing::info;
 
+use crate::accept::{self, Gate};
 use crate::api::{AppState, Limiters, router};
 use crate::config::Config;
 use crate::room::RoomSettings;
@@ -70,6 +69,9 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         addr: config.bind,
         source,
     };
+    if let Some(warning) = config.origin_warning() {
+        tracing::warn!("{warning}");
+    }
     let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
     let store = Store::connect(&config.database_url).await?;
@@ -84,6 +86,14 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     info!(restored, backend = store.backend_name(), "rooms restored");
     let (shutdown, shutdown_rx) = watch::channel(false);
     let (connection_open, connections_done) = mpsc::channel(1);
+    let cap = accept::connection_cap(&config.limits);
+    info!(
+        max_connections = cap,
+        per_address = config.limits.http_connections_per_ip,
+        "connection caps"
+    );
+    let gate = Gate::new(cap, &config.limits, config.trusted_proxies.clone());
+    let header_timeout = config.limits.header_timeout();
     let state = AppState {
         registry,
         store: store.clone(),
@@ -94,17 +104,13 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         connection_open,
     };
     let app = router(state);
-    let mut stop = shutdown_rx;
-    let task = tokio::spawn(async move {
-        axum::serve(
-            without_nagle(listener),
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            let _ = stop.wait_for(|stopping| *stopping).await;
-        })
-        .await
-    });
+    let task = tokio::spawn(accept::serve(
+        listener,
+        app,
+        gate,
+        header_timeout,
+        shutdown_rx,
+    ));
     Ok(Running {
         addr,
         store,
@@ -112,20 +118,6 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         task,
         connections_done,
     })
-}
-
-/// `listener` with Nagle's algorithm turned off on every connection it accepts (`TCP_NODELAY`).
-/// Frames are small and sent one at a time: with Nagle on, a frame written while the peer has not
-/// yet acknowledged the previous one (a ping, a move just sent) waits for that acknowledgement,
-/// which the peer delays by up to 40 ms.
-pub fn without_nagle(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
-    listener.tap_io(set_nodelay)
-}
-
-fn set_nodelay(tcp: &mut TcpStream) {
-    if let Err(e) = tcp.set_nodelay(true) {
-        tracing::debug!(error = %e, "could not set TCP_NODELAY");
-    }
 }
 
 impl Running {
@@ -144,22 +136,5 @@ impl Running {
         // Returns once commits under way are done; SQLite also checkpoints its write-ahead log.
         self.store.close().await;
         served
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use axum::serve::Listener;
-
-    use super::*;
-
-    #[tokio::test]
-    async fn accepted_connections_send_without_nagle() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("address");
-        let mut listener = without_nagle(listener);
-        let _client = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        let (accepted, _) = listener.accept().await;
-        assert!(accepted.nodelay().expect("TCP_NODELAY readable"));
     }
 }

@@ -36,6 +36,19 @@ pub fn connection(delta: f64) {
     gauge!("khanate_connections_open").increment(delta);
 }
 
+/// A connection refused at accept: `khanate_connections_refused_total{why}`, `server_full`
+/// (the server-wide cap) or `per_address` (the cap per client address).
+pub fn connection_refused(why: &'static str) {
+    counter!("khanate_connections_refused_total", "why" => why).increment(1);
+}
+
+/// A room look-up by id or invite code that named no room (`not_found`), or that was refused
+/// because its address was over its look-up budget (`rate_limited`):
+/// `khanate_failed_lookups_total{result}`.
+pub fn failed_lookup(result: &'static str) {
+    counter!("khanate_failed_lookups_total", "result" => result).increment(1);
+}
+
 /// A room task entered (`+1`) or left (`-1`) a status: `khanate_rooms_live{game, status}`.
 pub fn room(game: &'static str, status: &'static str, delta: f64) {
     gauge!("khanate_rooms_live", "game" => game, "status" => status).increment(delta);

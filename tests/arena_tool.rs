@@ -1,6 +1,7 @@
 //! The strength tool `khanate-arena` kept working: short matches of every game through the built
-//! binary, checked through its JSON report (counts, alternating seats, replays by seed). Not a
-//! strength test: levels 1 and 2 play a few short games.
+//! binary, checked through its JSON report (counts, alternating seats, replays by seed). Levels 1
+//! and 2 play a few short games; the one strength test, a ladder of two-player Khan-Tsin, takes
+//! minutes in a release build and is ignored (run it with the command in its comment).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -46,7 +47,8 @@ fn only_match(report: &Value, games: u64) -> &Value {
         m["records"].as_array().expect("records").len() as u64,
         games
     );
-    assert!(s["capped"].as_u64() <= s["b_draws"].as_u64(), "{s}");
+    let capped = s["capped"].as_u64().expect("capped");
+    assert!(capped <= s["b_draws"].as_u64().unwrap(), "{s}");
     m
 }
 
@@ -98,7 +100,9 @@ fn two_player_games_alternate_seats_and_share_openings() {
         }
         let think = &m["summary"]["think_ms_b"];
         assert!(think["moves"].as_u64() > Some(0), "{think}");
-        assert!(think["mean"].as_f64() <= think["max"].as_f64(), "{think}");
+        let mean = think["mean"].as_f64().expect("a mean think time");
+        let max = think["max"].as_f64().expect("a longest think time");
+        assert!((0.0..=max).contains(&mean), "{think}");
     }
 }
 
@@ -313,4 +317,49 @@ fn fairy_stockfish_plays_through() {
     let m = only_match(&report, 2);
     assert_eq!(m["a"]["kind"], "uci");
     assert!(m["summary"]["think_ms_a"]["moves"].as_u64() > Some(0));
+}
+
+/// Games per pair of levels in the ladder: at 30, a level that scores 85% against the one below
+/// falls under the asserted 95% lower bound of 50% about once in a hundred runs (89%, the lowest
+/// score docs/bots.md measured for two-player Khan-Tsin, once in a thousand).
+const LADDER_GAMES: &str = "30";
+
+/// docs/bots.md's claim for two-player Khan-Tsin: every level scores at least 70% against the
+/// level below it. Asserted within the statistics of 30 games a pair: the 95% Wilson interval of
+/// the higher level's score lies above 50% (it is stronger) and reaches 70% (the documented figure
+/// is not refuted). Each move takes its level's budget (level 5: 500 ms), which a debug build
+/// spends on fewer playouts and the whole suite cannot afford: run it in a release build, on an
+/// otherwise idle core, about 10 minutes (a debug build on a busy machine, where levels 2 to 4
+/// all run out of time, scored 66.7% for level 4 against level 3 and failed):
+/// `scripts/test --release --test arena_tool -- --ignored each_level_of_khan_tsin`.
+#[test]
+#[ignore = "about 10 minutes in a release build: scripts/test --release --test arena_tool -- --ignored each_level_of_khan_tsin"]
+fn each_level_of_khan_tsin_beats_the_one_below() {
+    let args = ["--game", "khan-tsin", "--ladder", "--games", LADDER_GAMES];
+    let (markdown, report) = arena("ladder", &args);
+    println!("{markdown}");
+    let matches = report["matches"].as_array().expect("matches");
+    let pairs: Vec<(u64, u64)> = matches
+        .iter()
+        .map(|m| {
+            let level = |side: &str| m[side]["level"].as_u64().expect("a bot level");
+            (level("a"), level("b"))
+        })
+        .collect();
+    assert_eq!(pairs, [(1, 2), (2, 3), (3, 4), (4, 5)]);
+    for m in matches {
+        let s = &m["summary"];
+        let (a, b) = (&m["a"]["level"], &m["b"]["level"]);
+        let interval = &s["b_score_interval_pct"];
+        let low = interval[0].as_f64().expect("the interval's low end");
+        let high = interval[1].as_f64().expect("the interval's high end");
+        assert!(
+            low > 50.0,
+            "level {b} is stronger than level {a}: {s}\n{markdown}"
+        );
+        assert!(
+            high >= 70.0,
+            "level {b} may score the documented 70% against level {a}: {s}\n{markdown}"
+        );
+    }
 }

@@ -165,3 +165,23 @@ fn a_khan_list_that_leaves_long_chains_out_says_so() {
         "the start position's list is complete"
     );
 }
+
+#[test]
+fn a_position_text_beginning_with_a_dash_is_read_as_the_position() {
+    // The empty Khan-Tsin board before placement: its first square is `-`.
+    let empty = format!(
+        "{} 231231231231231231231231231231231231 wg w",
+        ["-"; 36].join("/")
+    );
+    for flag in ["--position", "--fen"] {
+        let listed = stdout(&["moves", "khan-tsin", flag, &empty]);
+        assert_eq!(listed.lines().count(), 24, "{flag}: {listed}");
+        let equals = stdout(&["moves", "khan-tsin", &format!("{flag}={empty}")]);
+        assert_eq!(equals, listed);
+    }
+    assert_eq!(
+        stdout(&["perft", "khan-tsin", "--position", &empty, "1"]),
+        "24\n"
+    );
+    assert!(stdout(&["play", "khan-tsin", "--position", &empty, "p1"]).ends_with("\nongoing\n"));
+}

@@ -144,12 +144,21 @@ async fn an_accepted_rematch_seats_both_players_in_a_new_room_with_colours_swapp
     assert_ne!(new_id, room_id);
     // No token in the stored events of either room.
     let mut conn = PgConnection::connect(&db.url).await.unwrap();
-    let stored: Vec<String> = sqlx::query_scalar("SELECT data::text FROM room_events")
+    let stored: Vec<(String, String)> = sqlx::query_as("SELECT kind, data::text FROM room_events")
         .fetch_all(&mut conn)
         .await
         .unwrap();
+    let seats_taken = stored
+        .iter()
+        .filter(|(kind, _)| kind == "seat_taken")
+        .count();
+    assert_eq!(seats_taken, 4, "both rooms' seats are stored: {stored:?}");
     for token in [&white_token, &black_token] {
-        assert!(stored.iter().all(|data| !data.contains(token.as_str())));
+        assert!(
+            stored
+                .iter()
+                .all(|(_, data)| !data.contains(token.as_str()))
+        );
     }
     white.command("offer_rematch", "r3", json!({})).await;
     assert_eq!(white.answer("r3").await["d"]["code"], "cannot_offer");

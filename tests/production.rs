@@ -164,7 +164,7 @@ async fn a_room_holds_a_limited_number_of_connections() {
 }
 
 #[tokio::test]
-async fn commands_are_limited_per_connection() {
+async fn commands_are_limited_per_seat() {
     let (_db, server) = sqlite_server_with(|c| c.limits.commands_per_second = 2).await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     let (mut white, _) = Client::hello(server.addr, &code, Some(&white_token), None).await;
@@ -183,7 +183,7 @@ async fn commands_are_limited_per_connection() {
         }
     }
     assert!(limited >= 6, "{limited} of 12 refused");
-    // The other player's connection has its own allowance.
+    // The other player's seat has its own allowance.
     let (mut black, _) = Client::hello(server.addr, &code, Some(&black_token), None).await;
     black.command("offer_draw", "b", json!({})).await;
     assert_eq!(black.answer("b").await["t"], "ack");
@@ -204,6 +204,17 @@ async fn websocket_upgrades_from_other_origins_are_refused() {
         upgrade_status(&server, &[("origin", "https://evil.example")]).await,
         403
     );
+    // DNS rebinding: a page of a name re-pointed at this server sends that name as its host and
+    // origin; without a public URL only an address names the server for sure.
+    let port = server.addr.port();
+    for (host, status) in [
+        (format!("rebound.example:{port}"), 403),
+        (format!("localhost:{port}"), 101),
+    ] {
+        let origin = format!("http://{host}");
+        let headers = [("host", host.as_str()), ("origin", origin.as_str())];
+        assert_eq!(upgrade_status(&server, &headers).await, status, "{host}");
+    }
     server.shutdown().await;
     let (_db, server) =
         sqlite_server_with(|c| c.allowed_origins = vec!["https://games.example.org".into()]).await;

@@ -113,7 +113,7 @@ async fn requests_with_bad_input_get_typed_errors() {
         (
             json!({"game": "ouk-chatrang", "name": "x".repeat(33)}),
             400,
-            "bad_request",
+            "bad_name",
         ),
         (
             json!({"game": "ouk-chatrang", "clock": {"initial_s": 300, "increment_s": 181}}),
@@ -150,6 +150,7 @@ async fn requests_with_bad_input_get_typed_errors() {
     );
     let response = reqwest::Client::new()
         .post(format!("http://{}/api/rooms", server.addr))
+        .header("content-type", "application/json")
         .body("x".repeat(20_000))
         .send()
         .await

@@ -1,7 +1,9 @@
 //! REST errors: an HTTP status plus `{"error": {"code": "...", "message": "..."}}` (PROTOCOL.md).
 
 use axum::Json;
-use axum::http::StatusCode;
+use std::time::Duration;
+
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tracing::warn;
@@ -17,6 +19,8 @@ pub struct ApiError {
     pub code: &'static str,
     /// A sentence for people.
     pub message: String,
+    /// Sent as `Retry-After` (whole seconds, at least 1) when set.
+    pub retry_after: Option<Duration>,
 }
 
 impl ApiError {
@@ -26,6 +30,15 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// 429 `rate_limited`, to be retried after `retry_after`.
+    pub fn rate_limited(message: impl Into<String>, retry_after: Duration) -> Self {
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message)
         }
     }
 
@@ -59,6 +72,13 @@ impl From<StoreError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": {"code": self.code, "message": self.message}});
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(wait) = self.retry_after {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+        }
+        response
     }
 }

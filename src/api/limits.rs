@@ -1,19 +1,26 @@
-//! Limits against abuse at the edge: rooms created per client address, WebSockets open per client
-//! address, and commands per connection. Rate limits are `governor`'s (GCRA); the open-socket count
-//! is a plain counter with a guard that gives the slot back when the socket ends.
+//! Limits against abuse at the edge: rooms created and rooms looked up (hits, and misses: invite
+//! code guessing) per client address, connections and WebSockets open per client address, and
+//! commands and chat per seat (a spectator: per client address), never per connection, which a
+//! client could renew at will. Rate limits are `governor`'s (GCRA); the open counts are plain
+//! counters with a guard that gives the slot back when the socket ends.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 
-use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+use std::time::{Duration, Instant};
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use uuid::Uuid;
 
 use crate::config::Limits;
+use crate::rules::Seat;
 
 const TWO: NonZeroU32 = NonZeroU32::new(2).unwrap();
 
-/// Chat messages one connection may send at once.
+/// Chat messages one seat (or one address's spectators) may send at once.
 pub const CHAT_BURST: NonZeroU32 = NonZeroU32::new(5).unwrap();
 
 /// After a burst, one more chat message per this period (5 per 10 s).
@@ -26,12 +33,82 @@ fn at_least_one(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
 }
 
+/// How many of something (connections, WebSockets) each client address holds, against a maximum;
+/// a slot is given back when its [`AddressSlot`] is dropped.
+pub struct AddressCounter {
+    counts: Mutex<HashMap<IpAddr, usize>>,
+    max: usize,
+}
+
+impl AddressCounter {
+    /// A counter allowing `max` per address (0 counts as 1).
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(AddressCounter {
+            counts: Mutex::new(HashMap::new()),
+            max: max.max(1),
+        })
+    }
+
+    /// A slot for one more of `ip`'s, or `None` when it holds its maximum already.
+    pub fn open(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
+        let mut counts = self
+            .counts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let open = counts.entry(ip).or_insert(0);
+        if *open >= self.max {
+            return None;
+        }
+        *open += 1;
+        Some(AddressSlot {
+            counter: self.clone(),
+            ip,
+        })
+    }
+}
+
+/// One thing counted against its client address; dropping it frees the slot.
+pub struct AddressSlot {
+    counter: Arc<AddressCounter>,
+    ip: IpAddr,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut counts = self
+            .counter
+            .counts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(open) = counts.get_mut(&self.ip) {
+            *open -= 1;
+            if *open == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Whose command and chat budgets a connection spends: its seat's (a player, on any of its
+/// connections) or its client address's (a spectator), so that reconnecting buys nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sender {
+    /// Seat `1` of the room `0`.
+    Seat(Uuid, Seat),
+    /// A spectator from this address.
+    Spectator(IpAddr),
+}
+
 /// The server-wide limiters.
 pub struct Limiters {
     rooms: DefaultKeyedRateLimiter<IpAddr>,
-    sockets: Mutex<HashMap<IpAddr, usize>>,
-    max_sockets: usize,
-    commands: Quota,
+    lookups: DefaultKeyedRateLimiter<IpAddr>,
+    misses: DefaultKeyedRateLimiter<IpAddr>,
+    /// Addresses over their failed look-ups, and until when every look-up of theirs is refused.
+    barred: Mutex<HashMap<IpAddr, Instant>>,
+    sockets: Arc<AddressCounter>,
+    commands: DefaultKeyedRateLimiter<Sender>,
+    chats: DefaultKeyedRateLimiter<Sender>,
 }
 
 impl Limiters {
@@ -40,9 +117,20 @@ impl Limiters {
         let per_second = at_least_one(limits.commands_per_second);
         Arc::new(Limiters {
             rooms: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.rooms_per_minute))),
-            sockets: Mutex::new(HashMap::new()),
-            max_sockets: limits.connections_per_ip.max(1),
-            commands: Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
+            lookups: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.lookups_per_minute))),
+            misses: RateLimiter::keyed(Quota::per_minute(at_least_one(
+                limits.failed_lookups_per_minute,
+            ))),
+            barred: Mutex::new(HashMap::new()),
+            sockets: AddressCounter::new(limits.connections_per_ip),
+            commands: RateLimiter::keyed(
+                Quota::per_second(per_second).allow_burst(per_second.saturating_mul(TWO)),
+            ),
+            chats: RateLimiter::keyed(
+                Quota::with_period(CHAT_PERIOD)
+                    .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+                    .allow_burst(CHAT_BURST),
+            ),
         })
     }
 
@@ -54,58 +142,76 @@ impl Limiters {
         self.rooms.check_key(&ip).is_ok()
     }
 
-    /// A slot for one more WebSocket of `ip`, or `None` when it holds its maximum already.
-    pub fn open_socket(self: &Arc<Self>, ip: IpAddr) -> Option<SocketSlot> {
-        let mut sockets = self
-            .sockets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let open = sockets.entry(ip).or_insert(0);
-        if *open >= self.max_sockets {
-            return None;
-        }
-        *open += 1;
-        Some(SocketSlot {
-            limiters: self.clone(),
-            ip,
-        })
-    }
-
-    /// A fresh limiter for one connection's commands.
-    pub fn command_limiter(&self) -> DefaultDirectRateLimiter {
-        RateLimiter::direct(self.commands)
-    }
-
-    /// A fresh limiter for one connection's chat messages: [`CHAT_BURST`] at once, then one every
-    /// [`CHAT_PERIOD`] (5 messages per 10 s).
-    pub fn chat_limiter(&self) -> DefaultDirectRateLimiter {
-        RateLimiter::direct(
-            Quota::with_period(CHAT_PERIOD)
-                .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-                .allow_burst(CHAT_BURST),
-        )
-    }
-}
-
-/// One open WebSocket counted against its client address; dropping it frees the slot.
-pub struct SocketSlot {
-    limiters: Arc<Limiters>,
-    ip: IpAddr,
-}
-
-impl Drop for SocketSlot {
-    fn drop(&mut self) {
-        let mut sockets = self
-            .limiters
-            .sockets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(open) = sockets.get_mut(&self.ip) {
-            *open -= 1;
-            if *open == 0 {
-                sockets.remove(&self.ip);
+    /// Whether `ip` may look a room up now (by id or invite code: a summary, the room page, a
+    /// join, a hello), counting it; `Err(retry_after)` when it is over its budget of look-ups,
+    /// or barred after too many that named no room.
+    pub fn allow_lookup(&self, ip: IpAddr) -> Result<(), Duration> {
+        let now = Instant::now();
+        {
+            let mut barred = self
+                .barred
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match barred.get(&ip) {
+                Some(&until) if until > now => return Err(until - now),
+                Some(_) => {
+                    barred.remove(&ip);
+                }
+                None => {}
             }
         }
+        if self.lookups.len() > TRACKED_ADDRESSES {
+            self.lookups.retain_recent();
+        }
+        self.lookups
+            .check_key(&ip)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+    }
+
+    /// A look-up by `ip` named no room: counts it against its failed look-ups. `Err(retry_after)`
+    /// when that was one too many: every look-up of `ip` is then refused for `retry_after`, so
+    /// that a refusal says nothing about whether a code exists.
+    pub fn lookup_missed(&self, ip: IpAddr) -> Result<(), Duration> {
+        if self.misses.len() > TRACKED_ADDRESSES {
+            self.misses.retain_recent();
+        }
+        let Err(not_until) = self.misses.check_key(&ip) else {
+            return Ok(());
+        };
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        let now = Instant::now();
+        let mut barred = self
+            .barred
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if barred.len() > TRACKED_ADDRESSES {
+            barred.retain(|_, until| *until > now);
+        }
+        barred.insert(ip, now + wait);
+        Err(wait)
+    }
+
+    /// A slot for one more WebSocket of `ip`, or `None` when it holds its maximum already.
+    pub fn open_socket(&self, ip: IpAddr) -> Option<AddressSlot> {
+        self.sockets.open(ip)
+    }
+
+    /// Whether `sender` may send one more command now (counts it if so): at most
+    /// `--commands-per-second` on average, bursts of twice as many.
+    pub fn allow_command(&self, sender: Sender) -> bool {
+        if self.commands.len() > TRACKED_ADDRESSES {
+            self.commands.retain_recent();
+        }
+        self.commands.check_key(&sender).is_ok()
+    }
+
+    /// Whether `sender` may send one more chat message now (counts it if so): [`CHAT_BURST`] at
+    /// once, then one every [`CHAT_PERIOD`] (5 messages per 10 s).
+    pub fn allow_chat(&self, sender: Sender) -> bool {
+        if self.chats.len() > TRACKED_ADDRESSES {
+            self.chats.retain_recent();
+        }
+        self.chats.check_key(&sender).is_ok()
     }
 }
 
@@ -149,16 +255,22 @@ mod tests {
     #[test]
     fn chat_allows_five_messages_at_once() {
         let limiters = Limiters::new(&limits(1, 1, 5));
-        let limiter = limiters.chat_limiter();
-        let allowed = (0..20).filter(|_| limiter.check().is_ok()).count();
+        let seat = Sender::Seat(Uuid::nil(), 0);
+        let allowed = (0..20).filter(|_| limiters.allow_chat(seat)).count();
         assert_eq!(allowed, 5);
+        assert!(
+            limiters.allow_chat(Sender::Seat(Uuid::nil(), 1)),
+            "another seat"
+        );
     }
 
     #[test]
     fn commands_allow_a_burst_of_twice_the_rate() {
         let limiters = Limiters::new(&limits(1, 1, 5));
-        let limiter = limiters.command_limiter();
-        let allowed = (0..20).filter(|_| limiter.check().is_ok()).count();
+        let spectator = Sender::Spectator("192.0.2.1".parse().unwrap());
+        let allowed = (0..20)
+            .filter(|_| limiters.allow_command(spectator))
+            .count();
         assert_eq!(allowed, 10);
     }
 }

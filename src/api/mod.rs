@@ -4,7 +4,10 @@
 //! straight from the store; they never decide a rule.
 
 mod error;
+mod extract;
 mod limits;
+mod lookup;
+mod names;
 mod pgn;
 mod proxy;
 mod record;
@@ -14,19 +17,22 @@ mod ws;
 
 use std::sync::Arc;
 
-use axum::Router;
+use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
+use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
+use tower::ServiceBuilder;
 
 use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
 
 pub use error::ApiError;
-pub use limits::Limiters;
+pub use limits::{AddressCounter, AddressSlot, Limiters, Sender};
+pub use proxy::trusted as is_trusted_proxy;
 
 /// Largest REST request body, in bytes.
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -50,8 +56,25 @@ pub struct AppState {
     pub metrics: Option<PrometheusHandle>,
 }
 
-/// The whole HTTP surface, under the configured path prefix.
+/// The whole HTTP surface, under the configured path prefix; a request that takes over
+/// `--request-timeout-s` (its body included) is answered 408 `timeout`.
 pub fn router(state: AppState) -> Router {
+    let timeout = state.config.limits.request_timeout();
+    routes(state).layer(
+        ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(move |_: BoxError| async move {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "timeout",
+                    format!("the request took over {} s", timeout.as_secs()),
+                )
+            }))
+            .timeout(timeout),
+    )
+}
+
+/// Every route, under the configured path prefix.
+fn routes(state: AppState) -> Router {
     let prefix = state.config.path_prefix.trim_end_matches('/').to_owned();
     let routes = Router::new()
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))
@@ -70,6 +93,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state.clone());
     if prefix.is_empty() {
@@ -81,6 +105,7 @@ pub fn router(state: AppState) -> Router {
             .with_state(state)
             .nest(&prefix, routes)
             .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
     }
 }
 
@@ -111,4 +136,12 @@ async fn metrics(State(state): State<AppState>) -> Result<String, ApiError> {
 
 async fn not_found() -> ApiError {
     ApiError::not_found("no such endpoint")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this path does not take this method",
+    )
 }

@@ -15,7 +15,8 @@ use ipnet::IpNet;
 
 use crate::config::Config;
 
-fn trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
+/// Whether `ip` is one of the trusted proxies (an IPv4-mapped IPv6 address counts as its IPv4).
+pub fn trusted(ip: IpAddr, proxies: &[IpNet]) -> bool {
     // An IPv4 peer may arrive as an IPv4-mapped IPv6 address on a dual-stack socket.
     let ip = match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
@@ -100,9 +101,24 @@ fn origin_of(url: &str) -> Option<String> {
     ))
 }
 
+/// Whether `host` (a `Host` value, `name[:port]` or `[v6]:port`) is an IP address or
+/// `localhost`: names a DNS rebinding cannot point elsewhere.
+fn is_address_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _port)| name),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok()
+}
+
 /// Whether a WebSocket upgrade may proceed: always without an `Origin` header (not a browser);
 /// otherwise the origin must be one of `--allowed-origins`, or by default the public URL's
 /// origin, or without a public URL the origin of this very request ([`base_url`]).
+///
+/// That last default holds only for a request whose host is an IP address or `localhost`, or one
+/// a trusted proxy forwarded: a page of `evil.example`, whose name an attacker has re-pointed at
+/// this server's address (DNS rebinding), sends `Host: evil.example` and a matching origin; with
+/// an address in the URL that cannot happen. A server reached by name sets `--public-url`.
 pub fn origin_allowed(config: &Config, peer: IpAddr, headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
@@ -116,6 +132,12 @@ pub fn origin_allowed(config: &Config, peer: IpAddr, headers: &HeaderMap) -> boo
             .iter()
             .filter_map(|o| origin_of(o))
             .any(|allowed| allowed == origin);
+    }
+    if config.public_url.is_none() && !trusted(peer, &config.trusted_proxies) {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        if !host.is_some_and(is_address_host) {
+            return false;
+        }
     }
     origin_of(&base_url(config, peer, headers)).is_some_and(|own| own == origin)
 }
@@ -212,6 +234,22 @@ mod tests {
     }
 
     #[test]
+    fn a_host_a_trusted_proxy_forwarded_is_the_proxy_s_to_vouch_for() {
+        let mut config = Config::for_tests("sqlite::memory:");
+        config.trusted_proxies = nets(&["127.0.0.1/32"]);
+        let h = headers(&[
+            ("host", "127.0.0.1:8080"),
+            ("x-forwarded-host", "games.example.org"),
+            ("origin", "http://games.example.org"),
+        ]);
+        assert!(origin_allowed(&config, ip("127.0.0.1"), &h));
+        assert!(
+            !origin_allowed(&config, ip("192.0.2.1"), &h),
+            "from anybody else the forwarded host is ignored"
+        );
+    }
+
+    #[test]
     fn websocket_origins_must_match() {
         let mut config = Config::for_tests("sqlite::memory:");
         let no_origin = headers(&[("host", "games.example.org")]);
@@ -223,7 +261,29 @@ mod tests {
             ("host", "games.example.org"),
             ("origin", "http://games.example.org"),
         ]);
-        assert!(origin_allowed(&config, ip("192.0.2.1"), &same));
+        assert!(
+            !origin_allowed(&config, ip("192.0.2.1"), &same),
+            "a named host is refused without a public URL: DNS rebinding could name any"
+        );
+        for host in [
+            "127.0.0.1:8080",
+            "192.168.1.20",
+            "[::1]:8080",
+            "localhost:8080",
+        ] {
+            let own = headers(&[("host", host), ("origin", &format!("http://{host}"))]);
+            assert!(origin_allowed(&config, ip("192.0.2.1"), &own), "{host}");
+        }
+        let other_ip = headers(&[
+            ("host", "127.0.0.1:8080"),
+            ("origin", "http://127.0.0.2:8080"),
+        ]);
+        assert!(!origin_allowed(&config, ip("192.0.2.1"), &other_ip));
+        let rebound = headers(&[
+            ("host", "127.0.0.1.evil.example:8080"),
+            ("origin", "http://127.0.0.1.evil.example:8080"),
+        ]);
+        assert!(!origin_allowed(&config, ip("192.0.2.1"), &rebound));
         let other = headers(&[
             ("host", "games.example.org"),
             ("origin", "https://evil.example"),

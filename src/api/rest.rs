@@ -2,29 +2,26 @@
 //! lobby, and read finished games (JSON and PGN).
 
 use axum::Json;
-use axum::body::Bytes;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::{pgn, proxy, record};
+use super::extract::{ApiPath, JsonBytes};
+use super::lookup::{self, Lookup};
+use super::{names, pgn, proxy, record};
 use crate::bot::Level;
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
 use crate::store::{GameRecord, Visibility};
-
-/// The longest display name, in characters.
-const MAX_NAME_CHARS: usize = 32;
 
 /// How many rooms the lobby lists.
 const LOBBY_SIZE: i64 = 100;
@@ -75,27 +72,10 @@ struct JoinBody {
     seat: Option<SeatWire>,
 }
 
-/// Reads a JSON body; an empty body reads as `T::default()` when `empty` is given.
-fn parse_body<T: DeserializeOwned>(body: &Bytes, empty: Option<T>) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return empty.ok_or_else(|| ApiError::bad_request("the request needs a JSON body"));
-    }
-    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
-}
-
-/// A display name: trimmed, at most [`MAX_NAME_CHARS`] characters, no control characters.
+/// A display name checked by [`names::clean_name`]; refused: 400 `bad_name`.
 fn clean_name(name: Option<String>) -> Result<Option<String>, ApiError> {
-    let Some(name) = name else { return Ok(None) };
-    let name = name.trim();
-    if name.is_empty() {
-        return Ok(None);
-    }
-    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
-        return Err(ApiError::bad_request(format!(
-            "a name is 1 to {MAX_NAME_CHARS} characters without control characters"
-        )));
-    }
-    Ok(Some(name.to_owned()))
+    names::clean_name(name)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_name", e.to_string()))
 }
 
 /// The game set-up of a create request: `seats` and `options` (`start_position`, `layout`,
@@ -167,12 +147,23 @@ fn join_error(e: JoinError) -> ApiError {
     }
 }
 
-async fn find_room(state: &AppState, reference: &str) -> Result<RoomHandle, ApiError> {
-    state
-        .registry
-        .find(reference)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no room {reference:?}")))
+/// The room `reference` names, looked up for the request's client (see [`lookup`]): 404
+/// `not_found`, or 429 `rate_limited` over the client's budgets.
+async fn find_room(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    reference: &str,
+) -> Result<RoomHandle, ApiError> {
+    let client = proxy::client_ip(peer.ip(), headers, &state.config.trusted_proxies);
+    match lookup::find_room(state, client, reference).await? {
+        Lookup::Found(room) => Ok(room),
+        Lookup::Missing => Err(ApiError::not_found(format!("no room {reference:?}"))),
+        Lookup::Limited(retry) => Err(ApiError::rate_limited(
+            lookup::limited_message(retry),
+            retry,
+        )),
+    }
 }
 
 /// `POST /api/rooms`: 201 `{room_id, invite_code, invite_url, seat, color, seat_token}`.
@@ -180,7 +171,7 @@ pub async fn create_room(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    body: Bytes,
+    body: JsonBytes,
 ) -> Result<Response, ApiError> {
     if *state.shutdown.borrow() {
         return Err(ApiError::new(
@@ -200,7 +191,7 @@ pub async fn create_room(
             ),
         ));
     }
-    let body: CreateBody = parse_body(&body, None)?;
+    let body: CreateBody = body.parse(None)?;
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
     })?;
@@ -276,9 +267,11 @@ pub async fn create_room(
 /// `GET /api/rooms/{room_id or invite_code}`: the room summary.
 pub async fn room_summary(
     State(state): State<AppState>,
-    Path(reference): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiPath(reference): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let room = find_room(&state, &reference).await?;
+    let room = find_room(&state, peer, &headers, &reference).await?;
     let summary = room.summary().await.ok_or_else(ApiError::unavailable)?;
     Ok(Json(summary).into_response())
 }
@@ -286,11 +279,13 @@ pub async fn room_summary(
 /// `POST /api/rooms/{invite_code}/join`: 200 `{room_id, seat, color, seat_token}`; 409 `room_full`.
 pub async fn join_room(
     State(state): State<AppState>,
-    Path(reference): Path<String>,
-    body: Bytes,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiPath(reference): ApiPath<String>,
+    body: JsonBytes,
 ) -> Result<Response, ApiError> {
-    let body: JoinBody = parse_body(&body, Some(JoinBody::default()))?;
-    let room = find_room(&state, &reference).await?;
+    let body: JoinBody = body.parse(Some(JoinBody::default()))?;
+    let room = find_room(&state, peer, &headers, &reference).await?;
     let choice = body.seat.map_or(SeatChoice::Random, SeatChoice::from);
     let joined = room
         .join(choice, clean_name(body.name)?)
@@ -351,7 +346,7 @@ async fn finished_game(state: &AppState, room_id: &str) -> Result<GameRecord, Ap
 /// `GET /api/games/{room_id}`: a finished game.
 pub async fn game_record(
     State(state): State<AppState>,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
     // The players' channel, all of it, with what was said after the game too.
@@ -406,7 +401,7 @@ pub async fn game_record(
 /// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`).
 pub async fn game_pgn(
     State(state): State<AppState>,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
     let text = pgn::write(&record).map_err(ApiError::bad_request)?;
@@ -424,7 +419,7 @@ pub async fn game_pgn(
 /// notation (see `record`).
 pub async fn game_text(
     State(state): State<AppState>,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
     let moves = state.store.moves(record.room_id).await?;

@@ -2,12 +2,18 @@
 //! the disk instead, so an edit shows on reload). Pages get `<base href>` set to where the server
 //! is reached, so every relative URL in them works under a path prefix.
 
-use axum::extract::{Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rust_embed::RustEmbed;
 
 use super::AppState;
+use super::error::ApiError;
+use super::extract::ApiPath;
+use super::lookup::{self, Lookup};
+use super::proxy;
 use crate::config::Config;
 use crate::rules::GameKind;
 
@@ -34,18 +40,28 @@ pub async fn home(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /r/{invite_code}`: the room page; with 404 when there is no such room (the page itself
-/// then says so, in the reader's language), 503 when the store cannot tell.
-pub async fn room(State(state): State<AppState>, Path(code): Path<String>) -> Response {
-    let status = match state.registry.find(&code).await {
-        Ok(Some(_)) => StatusCode::OK,
-        Ok(None) => StatusCode::NOT_FOUND,
+/// then says so, in the reader's language), 503 when the store cannot tell; a look-up like the
+/// API's, within the client's budgets (429 `rate_limited` beyond them).
+pub async fn room(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiPath(code): ApiPath<String>,
+) -> Response {
+    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let status = match lookup::find_room(&state, client, &code).await {
+        Ok(Lookup::Found(_)) => StatusCode::OK,
+        Ok(Lookup::Missing) => StatusCode::NOT_FOUND,
+        Ok(Lookup::Limited(retry)) => {
+            return ApiError::rate_limited(lookup::limited_message(retry), retry).into_response();
+        }
         Err(_) => StatusCode::SERVICE_UNAVAILABLE,
     };
     page(&state.config, "room.html", status)
 }
 
 /// `GET /rules/{game}`: the rules page, 404 for a game this server does not host.
-pub async fn rules(State(state): State<AppState>, Path(game): Path<String>) -> Response {
+pub async fn rules(State(state): State<AppState>, ApiPath(game): ApiPath<String>) -> Response {
     let status = match game.parse::<GameKind>() {
         Ok(_) => StatusCode::OK,
         Err(_) => StatusCode::NOT_FOUND,
@@ -55,7 +71,7 @@ pub async fn rules(State(state): State<AppState>, Path(game): Path<String>) -> R
 
 /// `GET /assets/{*path}`: any other file of the client, revalidated by its hash on each use so a
 /// new server version never leaves a browser with stale scripts.
-pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+pub async fn asset(ApiPath(path): ApiPath<String>, headers: HeaderMap) -> Response {
     // Only the client's own files, by their exact names: a debug build reads from the disk, where
     // `Assets::get` follows encoded `..` and absolute paths out of `web/`.
     let file = Assets::iter()
@@ -63,7 +79,7 @@ pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
         .then(|| Assets::get(&path))
         .flatten();
     let Some(file) = file else {
-        return (StatusCode::NOT_FOUND, NOSNIFF, "no such file").into_response();
+        return (NOSNIFF, ApiError::not_found("no such file")).into_response();
     };
     let etag = format!("\"{}\"", hex(&file.metadata.sha256_hash()));
     let fresh = headers

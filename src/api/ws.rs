@@ -5,13 +5,12 @@
 //! room holds the only strong sender of that queue; when it drops the connection (too slow, or the
 //! room stopped) the queue closes and the writer closes the socket with 1013 so the client resyncs.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use governor::DefaultDirectRateLimiter;
-
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -22,7 +21,9 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info_span};
 
-use super::{ApiError, AppState, proxy};
+use super::limits::Sender;
+use super::lookup::{self, Lookup};
+use super::{ApiError, AppState, Limiters, names, proxy};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
     PROTOCOL_VERSION, Reject, close,
@@ -40,15 +41,20 @@ const READ_BUFFER_BYTES: usize = 4096;
 /// How many bad frames a connection may send before it is closed with 1008.
 const MAX_BAD_FRAMES: u32 = 10;
 
-/// `GET /ws`: upgrades, refusing client frames over 8 KiB. Refused with 403 when the `Origin`
+/// `GET /ws`: upgrades, refusing client frames over 8 KiB. Refused with 400 `bad_request` when
+/// the request is not a WebSocket upgrade, 403 when the `Origin`
 /// is not allowed (cross-site WebSocket hijacking), and 429 when the client's address holds its
 /// maximum of open WebSockets.
 pub async fn upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => return ApiError::bad_request(e.body_text()).into_response(),
+    };
     if !proxy::origin_allowed(&state.config, peer.ip(), &headers) {
         let message = "WebSockets from this origin are not allowed (--allowed-origins)";
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", message).into_response();
@@ -74,23 +80,41 @@ pub async fn upgrade(
             async move {
                 let _slot = slot;
                 telemetry::connection(1.0);
-                connection(state, socket).await;
+                connection(state, socket, client).await;
                 telemetry::connection(-1.0);
             }
             .instrument(span)
         })
 }
 
-/// Whether a read error is tungstenite's "message or frame too big".
-fn is_too_big(e: &axum::Error) -> bool {
+/// The tungstenite error under an axum read error, if any.
+fn tungstenite_error(e: &axum::Error) -> Option<&tungstenite::Error> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
-        if let Some(tungstenite::Error::Capacity(_)) = err.downcast_ref::<tungstenite::Error>() {
-            return true;
+        if let Some(found) = err.downcast_ref::<tungstenite::Error>() {
+            return Some(found);
         }
         source = err.source();
     }
-    false
+    None
+}
+
+/// Whether a read error is tungstenite's "message or frame too big".
+fn is_too_big(e: &axum::Error) -> bool {
+    matches!(tungstenite_error(e), Some(tungstenite::Error::Capacity(_)))
+}
+
+/// The close a read error calls for when the peer broke the WebSocket protocol (RFC 6455
+/// section 7.4.1): 1009 for a frame over the limit, 1007 for a text frame that is not UTF-8,
+/// 1002 for any other violation (a reserved opcode or bit, a control frame over 125 bytes, an
+/// unmasked frame). `None` for a connection that simply failed: there is nobody to tell.
+fn violation_close(e: &axum::Error) -> Option<(u16, &'static str)> {
+    match tungstenite_error(e)? {
+        tungstenite::Error::Capacity(_) => Some((close::TOO_BIG, "frame larger than 8 KiB")),
+        tungstenite::Error::Utf8(_) => Some((close::INVALID_PAYLOAD, "text frame not UTF-8")),
+        tungstenite::Error::Protocol(_) => Some((close::PROTOCOL_ERROR, "protocol error")),
+        _ => None,
+    }
 }
 
 async fn close_with(socket: &mut WebSocket, code: u16, reason: &str) {
@@ -141,7 +165,10 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
         return Err(bad("the first frame must be a hello text frame".into()));
     };
     match protocol::parse_incoming(&text) {
-        Ok(Incoming::Hello(hello)) if hello.protocol == PROTOCOL_VERSION => Ok(hello),
+        Ok(Incoming::Hello(mut hello)) if hello.protocol == PROTOCOL_VERSION => {
+            hello.name = names::clean_name(hello.name).map_err(|e| bad(e.to_string()))?;
+            Ok(hello)
+        }
         Ok(Incoming::Hello(hello)) => Err(bad(format!(
             "protocol {} is not spoken here; this server speaks {PROTOCOL_VERSION}",
             hello.protocol
@@ -154,7 +181,7 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
 /// One WebSocket, from its hello to its close. The futures of the hello phase (reading it,
 /// loading the room from the database, joining it) are boxed: kept inline they would make every
 /// connection's task as large as the largest of them for its whole life (about 12 KiB each).
-async fn connection(state: AppState, mut socket: WebSocket) {
+async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
     let _open = state.connection_open.clone();
     let hello = match Box::pin(read_hello(&mut socket)).await {
         Ok(hello) => hello,
@@ -162,11 +189,15 @@ async fn connection(state: AppState, mut socket: WebSocket) {
             return hello_error(socket, code, close_code, message).await;
         }
     };
-    let room = match Box::pin(state.registry.find(&hello.room)).await {
-        Ok(Some(room)) => room,
-        Ok(None) => {
+    let room = match Box::pin(lookup::find_room(&state, client, &hello.room)).await {
+        Ok(Lookup::Found(room)) => room,
+        Ok(Lookup::Missing) => {
             let message = format!("no room {:?}", hello.room);
             return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message).await;
+        }
+        Ok(Lookup::Limited(retry)) => {
+            let message = lookup::limited_message(retry);
+            return hello_error(socket, Code::RateLimited, close::CROWDED, message).await;
         }
         Err(StoreError::Corrupt(e)) => {
             tracing::error!(error = %e, "a room's stored rows cannot be read");
@@ -208,14 +239,20 @@ async fn connection(state: AppState, mut socket: WebSocket) {
         ping,
         heard.clone(),
     ));
-    let limiter = state.limiters.command_limiter();
-    let chat_limiter = state.limiters.chat_limiter();
+    let sender = match connected.seat {
+        Some(seat) => Sender::Seat(room.id, seat),
+        None => Sender::Spectator(client),
+    };
+    let budget = Budget {
+        limiters: &state.limiters,
+        sender,
+    };
     let mut reader = std::pin::pin!(read_frames(
         stream,
         &room,
         connected.conn,
         own,
-        [&limiter, &chat_limiter],
+        budget,
         &heard
     ));
     tokio::select! {
@@ -348,7 +385,7 @@ async fn read_frames(
     room: &RoomHandle,
     conn: u64,
     own: mpsc::WeakSender<Outbound>,
-    [limiter, chat_limiter]: [&DefaultDirectRateLimiter; 2],
+    budget: Budget<'_>,
     heard: &Heard,
 ) {
     let answer = |out: Outbound| {
@@ -383,14 +420,13 @@ async fn read_frames(
                 }
                 continue;
             }
-            Err(e) if is_too_big(&e) => {
-                answer(Outbound::Close(
-                    close::TOO_BIG,
-                    "frame larger than 8 KiB".into(),
-                ));
+            Err(e) => {
+                if let Some((code, reason)) = violation_close(&e) {
+                    debug!(error = %e, code, "WebSocket protocol violation");
+                    answer(Outbound::Close(code, reason.into()));
+                }
                 return;
             }
-            Err(_) => return,
         };
         match protocol::parse_incoming(&text) {
             Ok(Incoming::Ping) => answer(Outbound::Text(
@@ -403,11 +439,7 @@ async fn read_frames(
                     room.version(),
                 ));
             }
-            Ok(Incoming::Command { cid, command })
-                if limiter.check().is_err()
-                    || (matches!(command, Command::Chat { .. })
-                        && chat_limiter.check().is_err()) =>
-            {
+            Ok(Incoming::Command { cid, command }) if !budget.allows(&command) => {
                 telemetry::reject(Code::RateLimited.as_str());
                 let message = if matches!(command, Command::Chat { .. }) {
                     "too many chat messages: at most 5 per 10 s"
@@ -441,6 +473,21 @@ async fn read_frames(
                 }
             }
         }
+    }
+}
+
+/// The command and chat budgets a connection spends: its seat's or its spectator address's.
+#[derive(Clone, Copy)]
+struct Budget<'a> {
+    limiters: &'a Limiters,
+    sender: Sender,
+}
+
+impl Budget<'_> {
+    /// Whether `command` is within the budgets (counted if so; a chat counts against both).
+    fn allows(&self, command: &Command) -> bool {
+        self.limiters.allow_command(self.sender)
+            && (!matches!(command, Command::Chat { .. }) || self.limiters.allow_chat(self.sender))
     }
 }
 

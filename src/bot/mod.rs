@@ -138,6 +138,11 @@ pub(super) mod tests {
     use super::*;
     use crate::rules::{GameKind, GameOptions};
 
+    /// How far past its deadline the speed measurements let a search finish: the clock is read
+    /// every few thousand nodes or playouts (about a millisecond apart in a release build, more in
+    /// a debug one), and a busy machine may hold the thread a little longer.
+    pub(in crate::bot) const DEADLINE_SLACK: Duration = Duration::from_millis(100);
+
     /// Limits of `level` (1 to 5) with a deadline 30 s away: the engines' depth and playout
     /// limits end their searches, which the seed makes repeatable.
     pub(in crate::bot) fn limits(level: u8, seed: u64) -> Limits {

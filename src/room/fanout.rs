@@ -208,7 +208,8 @@ impl Fanout {
             }
         }
         for frame in frames {
-            // A fresh queue holds all of these: the replay is bounded by MAX_REPLAY.
+            // A fresh queue of OUTBOUND_CAPACITY holds all of these (the replay is bounded by
+            // MAX_REPLAY); a smaller one is refused as Gone, like a stopped room.
             if newcomer.out.try_send(Outbound::Text(frame)).is_err() {
                 return Err(ConnectError::Gone);
             }

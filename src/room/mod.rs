@@ -270,7 +270,11 @@ impl RoomHandle {
     }
 
     /// Registers a connection whose frames go to `out`. With a `token` it is that seat's; without,
-    /// a spectator's. The room sends `welcome` and then the events after `last_v` or a snapshot.
+    /// a spectator's. The room sends `welcome` and then the events after `last_v` (and a
+    /// `chat_history` when there is chat), or a `snapshot`, all at once: `out` must have room for
+    /// them, as a queue of [`OUTBOUND_CAPACITY`] always has. Errors: `BadToken` for a token of no
+    /// seat here, `Crowded` when the room holds its most connections, `Gone` when the room task
+    /// has stopped or `out` could not take those frames.
     pub async fn connect(
         &self,
         token: Option<String>,

@@ -150,6 +150,14 @@ test('the language switch turns the home page Korean and back', async (t) => {
   const page = await newPage(t, browser);
   await page.goto(`${server.url}/`);
   await page.waitForSelector('html[lang="en"]');
+  // The lobby answers after the page is up: its answer (a list, the empty hint or an error) must
+  // be on the page before the text is taken, or the two texts differ by it (a run failed so).
+  await page.waitForFunction(
+    () =>
+      !document.querySelector('#lobby-empty').hidden ||
+      document.querySelector('#lobby').children.length > 0 ||
+      document.querySelector('#lobby-error').textContent !== '',
+  );
   const english = await page.locator('body').innerText();
   await setLanguage(page, 'ko');
   const korean = await page.locator('body').innerText();

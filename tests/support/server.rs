@@ -73,9 +73,47 @@ impl Process {
     /// Starts `khanate serve` on an ephemeral port over `database_url` and waits for its
     /// "listening" line.
     pub fn start(database_url: &str) -> Process {
+        Process::start_with(database_url, &[], &[])
+    }
+
+    /// [`Process::start`] with `extra` arguments (a limit among them replaces the tests'), run
+    /// under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`) when not empty.
+    pub fn start_with(database_url: &str, extra: &[&str], wrapper: &[&str]) -> Process {
         // The limits of the in-process test servers: tests play much faster than people.
         let limits = Config::for_tests(database_url).limits;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_khanate"))
+        let defaults = [
+            (
+                "--commands-per-second",
+                limits.commands_per_second.to_string(),
+            ),
+            ("--rooms-per-minute", limits.rooms_per_minute.to_string()),
+            (
+                "--connections-per-ip",
+                limits.connections_per_ip.to_string(),
+            ),
+            (
+                "--http-connections-per-ip",
+                limits.http_connections_per_ip.to_string(),
+            ),
+            (
+                "--lookups-per-minute",
+                limits.lookups_per_minute.to_string(),
+            ),
+            (
+                "--failed-lookups-per-minute",
+                limits.failed_lookups_per_minute.to_string(),
+            ),
+        ];
+        let binary = env!("CARGO_BIN_EXE_khanate");
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(binary);
+                command
+            }
+            None => Command::new(binary),
+        };
+        let mut child = command
             .args([
                 "serve",
                 "--bind",
@@ -83,15 +121,13 @@ impl Process {
                 "--database-url",
                 database_url,
             ])
-            .args([
-                "--commands-per-second",
-                &limits.commands_per_second.to_string(),
-            ])
-            .args(["--rooms-per-minute", &limits.rooms_per_minute.to_string()])
-            .args([
-                "--connections-per-ip",
-                &limits.connections_per_ip.to_string(),
-            ])
+            .args(
+                defaults
+                    .iter()
+                    .filter(|(flag, _)| !extra.contains(flag))
+                    .flat_map(|(flag, value)| [*flag, value.as_str()]),
+            )
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -6,8 +6,9 @@
 //! a move and sends it as a `move` command with the version it saw, through the same path as a
 //! person's socket. A stale answer needs nothing: the events that made it stale follow. Draw
 //! offers are declined and rematch offers accepted (the rematch room keeps its bot). The task
-//! ends when the room closes its connection: the room task stopped, and a new one starts a new
-//! driver.
+//! ends when the room closes its connection: either the room task stopped (a new task starts a new
+//! driver) or the room dropped the connection for a full queue (the room starts a new driver at
+//! once).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -37,7 +38,8 @@ type Thinking = (i64, Pin<Box<dyn Future<Output = Option<String>> + Send>>);
 
 /// Why a connection of the driver ended.
 enum Ended {
-    /// The room task stopped or closed the connection: a new task starts a new driver.
+    /// The room task stopped (a new task starts a new driver) or dropped the connection for a
+    /// full queue (the room starts a new driver at once).
     Gone,
     /// The driver's copy of the game no longer matches the room's: it reconnects.
     Astray,

@@ -1,5 +1,5 @@
 //! Khan (J. P. Neto's game of Soldiers and Khans on a 10x10 board), as
-//! the rules file `shared/rules/khan.md` (K-1..K-17 with their Decisions) has it.
+//! `docs/rules/khan.md` (rules K-1..K-17 with their Decisions) has it.
 //!
 //! Moves are the squares a piece visits joined by `-` (`e2-e3`, `h7-i1`, `f3-h5-f7-d7-d9`);
 //! positions are the Khan position text (`ssssssssss/k1k1kk1k1k/.../SSSSSSSSSS w`).

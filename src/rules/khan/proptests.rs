@@ -36,6 +36,53 @@ fn assert_refused(game: &Game, mv: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A board of mostly empty squares, with a piece where a cell picks one (0 to 3 of `SKsk`), and
+/// Black or White on move; it may break K-3.
+fn random_position(cells: &[u8], black: bool) -> Position {
+    let mut board = super::Board::empty();
+    for (index, cell) in (0u32..).zip(cells) {
+        let piece = "SKsk"
+            .chars()
+            .nth(usize::from(*cell))
+            .and_then(super::Piece::from_char);
+        if let (Some(sq), Some(piece)) = (Square::from_index(index), piece) {
+            board.put(sq, piece);
+        }
+    }
+    let side = if black { Color::Black } else { Color::White };
+    Position::from_parts(board, side)
+}
+
+/// The position text of [`random_position`], written here and not by the writer under test (so
+/// that a fault of the writer shows): ranks 10 to 1, each run of empty squares as its length.
+fn random_text(cells: &[u8], black: bool) -> String {
+    let ranks: Vec<String> = cells
+        .chunks(10)
+        .rev()
+        .map(|rank| {
+            let mut text = String::new();
+            let mut empty = 0;
+            for cell in rank {
+                match "SKsk".chars().nth(usize::from(*cell)) {
+                    None => empty += 1,
+                    Some(piece) => {
+                        if empty > 0 {
+                            text += &empty.to_string();
+                            empty = 0;
+                        }
+                        text.push(piece);
+                    }
+                }
+            }
+            if empty > 0 {
+                text += &empty.to_string();
+            }
+            text
+        })
+        .collect();
+    format!("{} {}", ranks.join("/"), if black { 'b' } else { 'w' })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -55,8 +102,20 @@ proptest! {
 
     #[test]
     fn position_like_text_never_panics_and_what_reads_writes_back(
-        text in "(([sSkK]|[0-9]|10){0,11}/){0,11}([sSkK]|[0-9]|10){0,11}( [wbx])?"
+        cells in prop::collection::vec(0u8..40, 100),
+        black in any::<bool>(),
+        at in any::<prop::sample::Index>(),
+        cut in 0usize..3,
+        edit in prop_oneof!["[sSkK]", "[sSkK0-9/ wbx]{0,2}"],
     ) {
+        // A random board's text with `cut` characters at `at` replaced by `edit`: a near miss the
+        // reader must refuse without panicking, or a text it reads, which must write back.
+        // (Random text of position characters, as this test once read, is almost never a
+        // position, so the round trip below never ran.)
+        let text = random_text(&cells, black);
+        let at = at.index(text.len() + 1);
+        let end = (at + cut).min(text.len());
+        let text = format!("{}{edit}{}", &text[..at], &text[end..]);
         if let Ok(pos) = Position::from_text(&text) {
             let written = pos.to_string();
             prop_assert_eq!(Position::from_text(&written), Ok(pos));
@@ -70,16 +129,7 @@ proptest! {
         cells in prop::collection::vec(0u8..12, 100),
         black in any::<bool>(),
     ) {
-        // Mostly empty squares; pieces where the cell picks one.
-        let mut board = super::Board::empty();
-        for (index, cell) in (0u32..).zip(&cells) {
-            let piece = "SKsk".chars().nth(usize::from(*cell)).and_then(super::Piece::from_char);
-            if let (Some(sq), Some(piece)) = (Square::from_index(index), piece) {
-                board.put(sq, piece);
-            }
-        }
-        let side = if black { Color::Black } else { Color::White };
-        let pos = Position::from_parts(board, side);
+        let pos = random_position(&cells, black);
         let text = pos.to_string();
         match Position::from_text(&text) {
             Ok(read) => prop_assert_eq!(read, pos),

@@ -1,0 +1,124 @@
+//! Display names, checked at the API boundary: one function for every way a name comes in (a
+//! create or join body, a spectator's `hello`), so a room never holds a name another entry point
+//! would have refused.
+//!
+//! A name is refused rather than silently changed, so its owner sees why: the name people see is
+//! the one they typed, trimmed.
+
+/// The longest display name, in characters (Unicode scalar values, not bytes).
+pub const MAX_NAME_CHARS: usize = 32;
+
+/// Why a name was refused; its text is the message sent to the client.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Over [`MAX_NAME_CHARS`] characters once trimmed.
+    #[error("a name is at most {MAX_NAME_CHARS} characters")]
+    TooLong,
+    /// Only blanks and invisible characters (zero-width spaces, joiners, ...).
+    #[error("a name needs at least one visible character")]
+    Invisible,
+    /// A control character, or a bidirectional override or isolate, which could reverse the text
+    /// shown after the name (a seat list, a chat line).
+    #[error("a name cannot hold the character U+{code:04X}", code = *.0 as u32)]
+    Forbidden(char),
+}
+
+/// Bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066 to U+2069).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters that draw nothing: zero-width spaces and joiners, direction marks, the word
+/// joiner and invisible operators, the byte-order mark, the soft hyphen, Hangul fillers and the
+/// blank Braille pattern. Fine inside a name (an emoji sequence is joined by U+200D), not alone.
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{034F}'
+                | '\u{061C}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+        )
+}
+
+/// A display name as the room keeps it: `None` stays `None` (no name), anything else is trimmed
+/// and must be 1 to [`MAX_NAME_CHARS`] characters with a visible one, no control character and
+/// no bidirectional override or isolate.
+pub fn clean_name(name: Option<String>) -> Result<Option<String>, NameError> {
+    let Some(name) = name else { return Ok(None) };
+    if let Some(c) = name.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+        return Err(NameError::Forbidden(c));
+    }
+    let name = name.trim();
+    if name.chars().all(is_invisible) {
+        return Err(NameError::Invisible);
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(NameError::TooLong);
+    }
+    Ok(Some(name.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean(name: &str) -> Result<Option<String>, NameError> {
+        clean_name(Some(name.to_owned()))
+    }
+
+    #[test]
+    fn names_are_trimmed_and_kept_as_typed() {
+        assert_eq!(clean_name(None), Ok(None));
+        assert_eq!(clean(" Sok\u{3000}"), Ok(Some("Sok".into())));
+        assert_eq!(clean("ដារ៉ា"), Ok(Some("ដារ៉ា".into())));
+        assert_eq!(clean("👩\u{200D}👧"), Ok(Some("👩\u{200D}👧".into())));
+        assert_eq!(clean(&"ញ".repeat(32)), Ok(Some("ញ".repeat(32))));
+    }
+
+    #[test]
+    fn overrides_isolates_and_controls_are_refused_wherever_they_are() {
+        for c in [
+            '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}', '\n', '\u{7}', '\u{9B}',
+        ] {
+            assert_eq!(clean(&format!("Da{c}ra")), Err(NameError::Forbidden(c)));
+            assert_eq!(clean(&format!("Dara{c}")), Err(NameError::Forbidden(c)));
+        }
+        assert_eq!(
+            NameError::Forbidden('\u{202E}').to_string(),
+            "a name cannot hold the character U+202E"
+        );
+    }
+
+    #[test]
+    fn blank_and_invisible_names_are_refused() {
+        for name in [
+            "",
+            "   ",
+            "\u{200B}",
+            "\u{200B}\u{200D}\u{FEFF}",
+            " \u{2060} ",
+            "\u{3164}",
+        ] {
+            assert_eq!(clean(name), Err(NameError::Invisible), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn length_counts_characters_not_bytes() {
+        assert_eq!(clean(&"ញ".repeat(33)), Err(NameError::TooLong));
+        assert_eq!(
+            clean(&format!("  {}  ", "a".repeat(32))),
+            Ok(Some("a".repeat(32)))
+        );
+    }
+}
