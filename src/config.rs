@@ -65,6 +65,10 @@ pub struct Config {
     #[command(flatten)]
     pub limits: Limits,
 
+    /// Several nodes on one PostgreSQL database (see `docs/deploy/cluster.md`).
+    #[command(flatten)]
+    pub cluster: ClusterConfig,
+
     /// Log line format.
     #[arg(long, env = "KHANATE_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
@@ -72,6 +76,123 @@ pub struct Config {
     /// test advances (not a command-line option).
     #[arg(skip)]
     pub clock: crate::clock::Clock,
+}
+
+/// Several nodes on one PostgreSQL database. A node is in cluster mode when both
+/// `advertise_url` and `secret` are set (PostgreSQL only); with neither it runs alone, exactly
+/// as without these options; anything else is refused at start-up ([`ClusterConfig::mode`]).
+#[derive(Clone, clap::Args)]
+pub struct ClusterConfig {
+    /// The address other nodes reach this node at (e.g. `http://10.0.0.5:8080`).
+    #[arg(long, env = "KHANATE_ADVERTISE_URL")]
+    pub advertise_url: Option<String>,
+
+    /// The secret every node of the cluster shares, to authenticate calls between nodes. Never
+    /// logged.
+    #[arg(long, env = "KHANATE_CLUSTER_SECRET", hide_env_values = true)]
+    pub cluster_secret: Option<String>,
+
+    /// Milliseconds a node's lease lasts after each renewal (on the database clock); a room whose
+    /// owner's lease expired may be taken over by another node.
+    #[arg(long, env = "KHANATE_LEASE_TTL_MS", default_value_t = 3000)]
+    pub lease_ttl_ms: u64,
+
+    /// Milliseconds between renewals of the lease; must be under half the TTL.
+    #[arg(long, env = "KHANATE_LEASE_RENEW_MS", default_value_t = 1000)]
+    pub lease_renew_ms: u64,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            advertise_url: None,
+            cluster_secret: None,
+            lease_ttl_ms: 3000,
+            lease_renew_ms: 1000,
+        }
+    }
+}
+
+/// A node's cluster settings, once checked ([`ClusterConfig::mode`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClusterMode {
+    /// See [`ClusterConfig::advertise_url`].
+    pub advertise_url: String,
+    /// See [`ClusterConfig::cluster_secret`].
+    pub secret: String,
+    /// The lease's time to live.
+    pub lease_ttl: Duration,
+    /// The time between renewals.
+    pub lease_renew: Duration,
+}
+
+/// `"***"` for a secret that is set, so that no log or panic message shows it.
+fn masked(secret: Option<&str>) -> &'static str {
+    if secret.is_some() { "***" } else { "(none)" }
+}
+
+// By hand: a derived `Debug` would print the secret.
+impl fmt::Debug for ClusterConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClusterConfig")
+            .field("advertise_url", &self.advertise_url)
+            .field("cluster_secret", &masked(self.cluster_secret.as_deref()))
+            .field("lease_ttl_ms", &self.lease_ttl_ms)
+            .field("lease_renew_ms", &self.lease_renew_ms)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ClusterMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClusterMode")
+            .field("advertise_url", &self.advertise_url)
+            .field("secret", &"***")
+            .field("lease_ttl", &self.lease_ttl)
+            .field("lease_renew", &self.lease_renew)
+            .finish()
+    }
+}
+
+impl ClusterConfig {
+    /// `Ok(None)`: a node on its own. `Ok(Some(_))`: a cluster node. Errors (a message for the
+    /// operator): only one of the advertise URL and the secret is set, cluster options on a
+    /// database other than PostgreSQL, or a renewal interval not under half the TTL.
+    pub fn mode(&self, database_url: &str) -> Result<Option<ClusterMode>, String> {
+        let postgres =
+            database_url.starts_with("postgres://") || database_url.starts_with("postgresql://");
+        let (advertise_url, secret) = match (&self.advertise_url, &self.cluster_secret) {
+            (None, None) => return Ok(None),
+            (Some(url), Some(secret)) if !url.is_empty() && !secret.is_empty() => (url, secret),
+            _ => {
+                return Err(
+                    "cluster mode needs both --advertise-url (KHANATE_ADVERTISE_URL) and \
+                            --cluster-secret (KHANATE_CLUSTER_SECRET), non-empty; set both, or \
+                            neither to run a single node"
+                        .into(),
+                );
+            }
+        };
+        if !postgres {
+            return Err(
+                "cluster options need a postgres:// database; SQLite is for a single \
+                        node: drop --advertise-url and --cluster-secret, or use PostgreSQL"
+                    .into(),
+            );
+        }
+        if self.lease_renew_ms == 0 || self.lease_renew_ms.saturating_mul(2) >= self.lease_ttl_ms {
+            return Err(format!(
+                "--lease-renew-ms ({}) must be above 0 and under half of --lease-ttl-ms ({})",
+                self.lease_renew_ms, self.lease_ttl_ms
+            ));
+        }
+        Ok(Some(ClusterMode {
+            advertise_url: advertise_url.clone(),
+            secret: secret.clone(),
+            lease_ttl: Duration::from_millis(self.lease_ttl_ms),
+            lease_renew: Duration::from_millis(self.lease_renew_ms),
+        }))
+    }
 }
 
 /// Limits against abuse and for memory, each configurable.
@@ -244,6 +365,7 @@ impl Config {
                 failed_lookups_per_minute: 10_000,
                 ..Limits::default()
             },
+            cluster: ClusterConfig::default(),
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
         }
@@ -311,7 +433,8 @@ impl fmt::Display for Config {
         write!(
             f,
             "bind={} database_url={} public_url={} path_prefix={:?} trusted_proxies=[{}] allowed_origins=[{}] \
-             ping_interval_s={} limits={:?} log_format={:?}",
+             ping_interval_s={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
+             lease_renew_ms={} log_format={:?}",
             self.bind,
             mask_url(&self.database_url),
             self.public_url.as_deref().unwrap_or("(from the request)"),
@@ -320,6 +443,10 @@ impl fmt::Display for Config {
             self.allowed_origins.join(","),
             self.ping_interval_s,
             self.limits,
+            self.cluster.advertise_url.as_deref().unwrap_or("(none)"),
+            masked(self.cluster.cluster_secret.as_deref()),
+            self.cluster.lease_ttl_ms,
+            self.cluster.lease_renew_ms,
             self.log_format
         )
     }
@@ -327,7 +454,7 @@ impl fmt::Display for Config {
 
 #[cfg(test)]
 mod tests {
-    use super::{Config, mask_url};
+    use super::{ClusterConfig, Config, mask_url};
 
     #[test]
     fn a_bind_beyond_loopback_without_a_public_url_is_warned_about() {
@@ -344,6 +471,45 @@ mod tests {
         config.allowed_origins.clear();
         config.bind = "[::1]:8080".parse().unwrap();
         assert_eq!(config.origin_warning(), None, "IPv6 loopback");
+    }
+
+    #[test]
+    fn cluster_mode_needs_both_options_and_postgres() {
+        let pg = "postgres://p@h/db";
+        let both = ClusterConfig {
+            advertise_url: Some("http://10.0.0.5:8080".into()),
+            cluster_secret: Some("s3cret".into()),
+            ..ClusterConfig::default()
+        };
+        assert_eq!(ClusterConfig::default().mode(pg), Ok(None));
+        assert_eq!(ClusterConfig::default().mode("sqlite://k.db"), Ok(None));
+        assert!(both.mode(pg).unwrap().is_some());
+        assert!(
+            both.mode("sqlite://k.db")
+                .unwrap_err()
+                .contains("postgres://")
+        );
+        let url_only = ClusterConfig {
+            cluster_secret: None,
+            ..both.clone()
+        };
+        assert!(url_only.mode(pg).unwrap_err().contains("both"));
+        let slow = ClusterConfig {
+            lease_renew_ms: 1500,
+            ..both
+        };
+        assert!(slow.mode(pg).unwrap_err().contains("half"));
+    }
+
+    #[test]
+    fn the_cluster_secret_is_masked_in_the_logged_config() {
+        let mut config = Config::for_tests("postgres://p@h/db");
+        config.cluster.cluster_secret = Some("s3cret-value".into());
+        let logged = config.to_string();
+        assert!(!logged.contains("s3cret-value"), "{logged}");
+        assert!(logged.contains("cluster_secret=***"), "{logged}");
+        let debugged = format!("{config:?}");
+        assert!(!debugged.contains("s3cret-value"), "{debugged}");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod api;
 pub mod bot;
 pub mod cli;
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod json;
 pub mod protocol;

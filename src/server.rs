@@ -16,6 +16,7 @@ use tracing::info;
 
 use crate::accept::{self, Gate};
 use crate::api::{AppState, Limiters, router};
+use crate::cluster::Node;
 use crate::config::Config;
 use crate::room::RoomSettings;
 use crate::room::registry::Registry;
@@ -28,6 +29,9 @@ pub enum StartError {
     #[error("store: {0}")]
     /// The store could not be opened, migrated, or read to restore the unfinished rooms.
     Store(StoreError),
+    #[error("{0}")]
+    /// The cluster options are inconsistent, or given on a store other than PostgreSQL.
+    Cluster(String),
     #[error("cannot listen on {addr}")]
     /// The listen address could not be bound (e.g. the port is taken) or read back.
     Bind {
@@ -53,6 +57,8 @@ pub struct Running {
     pub addr: SocketAddr,
     /// The store it writes to.
     pub store: Store,
+    /// Cluster mode: this node, whose rooms shutdown releases.
+    node: Option<Arc<Node>>,
     shutdown: watch::Sender<bool>,
     task: JoinHandle<std::io::Result<()>>,
     /// Yields `None` once every WebSocket task has ended.
@@ -64,6 +70,10 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// Listens, opens the store, restores every unfinished room and starts serving.
 pub async fn start(config: Config) -> Result<Running, StartError> {
+    let cluster = config
+        .cluster
+        .mode(&config.database_url)
+        .map_err(StartError::Cluster)?;
     // Bind first: a taken port should fail before any database work.
     let bind_error = |source| StartError::Bind {
         addr: config.bind,
@@ -75,13 +85,21 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
     let store = Store::connect(&config.database_url).await?;
-    let registry = Arc::new(Registry::new(
+    let mut registry = Registry::new(
         store.clone(),
         RoomSettings {
             clock: config.clock.clone(),
             ..RoomSettings::from_limits(&config.limits)
         },
-    ));
+    );
+    let node = match &cluster {
+        Some(mode) => Some(Node::join(&store, mode).await?),
+        None => None,
+    };
+    if let Some(node) = &node {
+        registry = registry.in_cluster(node.clone());
+    }
+    let registry = Arc::new(registry);
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");
     let (shutdown, shutdown_rx) = watch::channel(false);
@@ -114,6 +132,7 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     Ok(Running {
         addr,
         store,
+        node,
         shutdown,
         task,
         connections_done,
@@ -123,7 +142,8 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
 impl Running {
     /// Stops accepting, closes every WebSocket with 1012 (clients reconnect with `last_v`), waits
     /// for in-flight requests to finish and for the close frames to be sent (at most 5 s), then
-    /// closes the store, which waits for commits under way. A command still queued in a room then
+    /// (cluster mode) releases this node's rooms, then closes the store, which waits for commits
+    /// under way. A command still queued in a room then
     /// fails to commit and is never acknowledged, so its client retries it after the restart.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
         let _ = self.shutdown.send(true);
@@ -133,6 +153,16 @@ impl Running {
         };
         // The router (and its sender) is gone with the serve task; only live sockets hold one.
         let _ = tokio::time::timeout(CLOSE_GRACE, self.connections_done.recv()).await;
+        // Another node may claim these rooms at once; a commit of ours still under way is then
+        // fenced, never interleaved with theirs.
+        if let Some(node) = &self.node {
+            match node.release().await {
+                Ok(rooms) => info!(rooms, "released this node's rooms"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not release this node's rooms: they wait for the lease")
+                }
+            }
+        }
         // Returns once commits under way are done; SQLite also checkpoints its write-ahead log.
         self.store.close().await;
         served

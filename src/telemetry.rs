@@ -106,3 +106,23 @@ pub fn bot_search(level: u8, waited: Duration, searched: Duration) {
     histogram!("khanate_bot_wait_seconds").record(waited.as_secs_f64());
     histogram!("khanate_bot_search_seconds", "level" => level).record(searched.as_secs_f64());
 }
+
+/// Rooms whose task runs on this node under a claim (cluster mode).
+pub fn room_owned(delta: f64) {
+    gauge!("khanate_rooms_owned").increment(delta);
+}
+
+/// A room claimed from a node whose lease had expired.
+pub fn takeover() {
+    counter!("khanate_takeovers_total").increment(1);
+}
+
+/// A commit refused because another node claimed its room since (the room task stops).
+pub fn fencing_refusal() {
+    counter!("khanate_fencing_refusals_total").increment(1);
+}
+
+/// This node stopped serving its rooms because its lease was not renewed in time.
+pub fn self_fence() {
+    counter!("khanate_self_fences_total").increment(1);
+}

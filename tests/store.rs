@@ -156,6 +156,7 @@ fn commit(room_id: Uuid, expected_version: i64, status: RoomStatus) -> Commit {
         extra: None,
         game: None,
         new_room: None,
+        epoch: None,
     }
 }
 

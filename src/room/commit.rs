@@ -126,6 +126,7 @@ pub(super) fn stage(
         extra,
         game,
         new_room,
+        epoch: None,
     })
 }
 
@@ -223,6 +224,7 @@ fn rematch_room(
             extra: None,
             game: None,
             new_room: None,
+            epoch: None,
         },
     })
 }

@@ -8,7 +8,7 @@
 //! leave memory when idle, and their entries are swept from the map as it grows.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tracing::{error, info};
@@ -23,6 +23,7 @@ use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
 use crate::bot::Level;
+use crate::cluster::{Node, Ownership};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
 use crate::store::{ChatAnswer, RoomRef, Store, StoreError, StoredRoom, Visibility};
@@ -126,6 +127,12 @@ pub struct Registry {
     store: Store,
     settings: RoomSettings,
     rooms: Mutex<Rooms>,
+    /// Cluster mode: this node, which claims every room before its task starts here.
+    node: Option<Arc<Node>>,
+    /// Cluster mode: held from a claim to the start of the claimed room's task, so that two
+    /// loads of one room on this node cannot claim it twice (the second claim would fence the
+    /// first task's commits).
+    claiming: tokio::sync::Mutex<()>,
 }
 
 /// How many times creation tries a fresh invite code after a collision.
@@ -138,6 +145,23 @@ impl Registry {
             store,
             settings,
             rooms: Mutex::new(Rooms::default()),
+            node: None,
+            claiming: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The same registry on a cluster node: every room is claimed before its task starts.
+    pub fn in_cluster(mut self, node: Arc<Node>) -> Self {
+        self.node = Some(node);
+        self
+    }
+
+    /// Claims `room_id` for this node in cluster mode (`None` on a single node). Errors:
+    /// [`StoreError::OwnedElsewhere`], or the database failed.
+    async fn claim(&self, room_id: Uuid) -> Result<Option<Ownership>, StoreError> {
+        match &self.node {
+            Some(node) => node.claim(room_id).await.map(Some),
+            None => Ok(None),
         }
     }
 
@@ -252,13 +276,17 @@ impl Registry {
                 color: next.game.color(seat).to_owned(),
                 seat_token,
             };
-            let handle = self.start_unless_running(Authority::new(
+            let mut task = Authority::new(
                 next,
                 log,
                 Answers::default(),
                 self.store.clone(),
                 self.settings.clone(),
-            ));
+            );
+            if let Some(ownership) = self.claim(task.room_id()).await? {
+                task = task.with_ownership(ownership);
+            }
+            let handle = self.start_unless_running(task);
             info!(room_id = %handle.id, game = %handle.kind, "room created");
             return Ok(Created {
                 room: handle,
@@ -285,13 +313,33 @@ impl Registry {
         if let Some(handle) = self.cached(reference) {
             return Ok(Some(handle));
         }
+        let _claiming = match self.node {
+            Some(_) => Some(self.claiming.lock().await),
+            None => None,
+        };
+        if let Some(handle) = self.cached(reference) {
+            return Ok(Some(handle));
+        }
+        let ownership = match (&self.node, reference) {
+            (None, _) => None,
+            (Some(_), RoomRef::Id(id)) => Some(self.claim(id).await?),
+            // The code's room id, read before the claim; its rows are read again after it.
+            (Some(_), RoomRef::InviteCode(_)) => match self.store.load_room(reference).await? {
+                Some(stored) => Some(self.claim(stored.room.id).await?),
+                None => return Ok(None),
+            },
+        };
+        // Loaded after the claim: the previous owner can write nothing more.
         let Some(stored) = self.store.load_room(reference).await? else {
             return Ok(None);
         };
         let (chat, answered) = self.stored_chat(stored.room.id).await?;
-        let task = restore(stored, self.store.clone(), self.settings.clone())
+        let mut task = restore(stored, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
             .with_chat(chat, answered);
+        if let Some(ownership) = ownership.flatten() {
+            task = task.with_ownership(ownership);
+        }
         Ok(Some(self.start_unless_running(task)))
     }
 
@@ -317,6 +365,11 @@ impl Registry {
             if self.cached(RoomRef::Id(id)).is_some() {
                 continue;
             }
+            let ownership = match self.claim(id).await {
+                Ok(ownership) => ownership,
+                Err(StoreError::OwnedElsewhere { .. }) => continue,
+                Err(e) => return Err(e),
+            };
             let stored = match self.store.load_room(RoomRef::Id(id)).await {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
@@ -328,7 +381,10 @@ impl Registry {
             };
             let (chat, answered) = self.stored_chat(id).await?;
             match restore(stored, self.store.clone(), self.settings.clone()) {
-                Ok(task) => {
+                Ok(mut task) => {
+                    if let Some(ownership) = ownership.clone() {
+                        task = task.with_ownership(ownership);
+                    }
                     self.start_unless_running(task.with_chat(chat, answered));
                     restored += 1;
                 }

@@ -167,6 +167,7 @@ mod tests {
             extra: None,
             game: None,
             new_room: None,
+            epoch: None,
         }
     }
 

@@ -56,6 +56,26 @@ pub enum StoreError {
         /// The version stored.
         found: i64,
     },
+    /// Cluster mode: the room's owner epoch is not the one the commit carries: another node
+    /// claimed the room since this node did, so this node must stop serving it.
+    #[error("room {room_id} is fenced: claimed at epoch {epoch}, its owner epoch is now {found}")]
+    Fenced {
+        /// The room written.
+        room_id: Uuid,
+        /// The epoch the commit carried.
+        epoch: i64,
+        /// The epoch stored.
+        found: i64,
+    },
+    /// Cluster mode: the room cannot be claimed by this node: another node with a live lease owns
+    /// it, the room does not exist, or this node's own lease is not known alive. Retry later
+    /// (until commands are forwarded between nodes, a client must retry, see
+    /// `docs/deploy/cluster.md`).
+    #[error("room {room_id} is served by another node (or this node's lease is not alive)")]
+    OwnedElsewhere {
+        /// The room asked for.
+        room_id: Uuid,
+    },
     /// A stored value this code cannot read (a corrupt or foreign row), or a [`Commit`] the store
     /// refuses to write because it would corrupt the log (see [`Store::commit`]).
     #[error("corrupt row: {0}")]
@@ -199,6 +219,8 @@ impl Store {
     /// state and the game record that `c` carries.
     ///
     /// Errors (nothing is written in any of them):
+    /// - [`StoreError::Fenced`] when `c.epoch` is set and the room's owner epoch is another
+    ///   (checked before the version);
     /// - [`StoreError::Conflict`] when the stored version is not `c.expected_version`;
     /// - [`StoreError::Database`] with [`sqlx::Error::RowNotFound`] when the room does not exist;
     /// - [`StoreError::Database`] on a constraint violation, e.g. a seat already taken or a second

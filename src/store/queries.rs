@@ -77,18 +77,29 @@ pub(super) async fn apply<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> Result<
     Ok(())
 }
 
-/// Writes one room's part of a commit: the version check first, then its rows.
+/// Writes one room's part of a commit: the version check (and, in cluster mode, the epoch check)
+/// first, then its rows.
 async fn apply_one<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> Result<(), StoreError> {
     let version = codec::check_commit(c)?;
-    let sql = "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
-               WHERE id = $4 AND version = $5";
-    let params = [
+    let mut params = vec![
         Param::Big(version),
         Param::Text(Some(c.status.as_str())),
         Param::Time(Some(now())),
         Param::Uuid(c.room_id),
         Param::Big(c.expected_version),
     ];
+    // A single node's statement stays as it was: only a cluster node names the epoch column.
+    let sql = match c.epoch {
+        None => {
+            "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
+             WHERE id = $4 AND version = $5"
+        }
+        Some(epoch) => {
+            params.push(Param::Big(epoch));
+            "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
+             WHERE id = $4 AND version = $5 AND owner_epoch = $6"
+        }
+    };
     if D::execute(conn, Statement::new(sql, params)).await? == 0 {
         return Err(conflict::<D>(conn, c).await);
     }
@@ -98,11 +109,32 @@ async fn apply_one<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> Result<(), Sto
     Ok(())
 }
 
-/// The error of a commit whose version check failed: the room moved on (a conflict) or it does not
-/// exist (`RowNotFound`).
+/// The error of a commit whose version or epoch check failed: another node owns the room now
+/// (fenced), the room moved on (a conflict), or it does not exist (`RowNotFound`).
 async fn conflict<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> StoreError {
+    let room = || Param::Uuid(c.room_id);
+    if let Some(epoch) = c.epoch {
+        let sql = "SELECT owner_epoch FROM rooms WHERE id = $1";
+        match D::fetch_optional(conn, Statement::new(sql, [room()])).await {
+            Ok(Some(row)) => {
+                match D::int(&row, "owner_epoch").and_then(|v| required("owner_epoch", v)) {
+                    Ok(found) if found != epoch => {
+                        return StoreError::Fenced {
+                            room_id: c.room_id,
+                            epoch,
+                            found,
+                        };
+                    }
+                    Ok(_) => {}
+                    Err(e) => return e,
+                }
+            }
+            Ok(None) => return StoreError::Database(sqlx::Error::RowNotFound),
+            Err(e) => return e,
+        }
+    }
     let sql = "SELECT version FROM rooms WHERE id = $1";
-    let found = match D::fetch_optional(conn, Statement::new(sql, [Param::Uuid(c.room_id)])).await {
+    let found = match D::fetch_optional(conn, Statement::new(sql, [room()])).await {
         Ok(Some(row)) => D::int(&row, "version").and_then(|v| required("version", v)),
         Ok(None) => return StoreError::Database(sqlx::Error::RowNotFound),
         Err(e) => return e,

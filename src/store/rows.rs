@@ -261,6 +261,10 @@ pub struct Commit {
     pub game: Option<GameRecord>,
     /// A room this command created, written in the same transaction (a rematch's new room).
     pub new_room: Option<Box<CreatedRoom>>,
+    /// Cluster mode: the owner epoch this node claimed the room at. The write fails with
+    /// [`StoreError::Fenced`] when the room's stored epoch is another (another node claimed it
+    /// since). `None` on a single node: no epoch is checked. PostgreSQL only.
+    pub epoch: Option<i64>,
 }
 
 /// A room created by another room's commit (a rematch): its row and its first commit, as

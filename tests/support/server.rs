@@ -147,6 +147,20 @@ impl Process {
         Process { addr, child }
     }
 
+    /// Sends `signal` (`"STOP"`, `"CONT"`, `"TERM"`, ...) with kill(1).
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill -{signal}");
+    }
+
+    /// Waits for the process to exit (after a SIGTERM) and returns whether it exited cleanly.
+    pub fn wait(mut self) -> bool {
+        self.child.wait().expect("reap").success()
+    }
+
     /// SIGKILL: no graceful shutdown, no flushing, as a crash or power cut.
     pub fn kill(mut self) {
         self.child.kill().expect("kill");

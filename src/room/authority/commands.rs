@@ -4,6 +4,7 @@
 use tracing::{debug, error, info, warn};
 
 use super::Authority;
+use crate::cluster::Ownership;
 use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo};
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
@@ -12,7 +13,7 @@ use crate::room::state::{Absence, Decision, SeatChoice, lag_compensation_ms};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
-use crate::store::{ChatAnswer, RoomStatus};
+use crate::store::{ChatAnswer, RoomStatus, StoreError};
 use crate::telemetry;
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -297,7 +298,7 @@ impl Authority {
     ) -> Result<i64, NotStored> {
         let (version_before, status_before) = (self.state.version, self.state.status);
         let now = self.settings.clock.now_utc();
-        let commit = match stage(&mut self.state, events, author, new_seat, now) {
+        let mut commit = match stage(&mut self.state, events, author, new_seat, now) {
             Ok(commit) => commit,
             Err(e) => {
                 error!(error = %e, "a decided event does not apply: this is a bug");
@@ -305,9 +306,15 @@ impl Authority {
                 return Err(NotStored);
             }
         };
+        commit.epoch = self.ownership.as_ref().map(Ownership::epoch);
         let writing = tokio::time::Instant::now();
         let written = self.store.commit(&commit).await;
         telemetry::db_write(writing.elapsed());
+        if let Err(e @ StoreError::Fenced { .. }) = &written {
+            // Another node claimed the room since: it is theirs, and nothing here was written.
+            warn!(error = %e, "commit refused by fencing: the room stops here");
+            telemetry::fencing_refusal();
+        }
         if let Err(e) = written {
             // The transaction may have been committed before the error reached us (a connection
             // lost during COMMIT): only the database knows, so reload from it.

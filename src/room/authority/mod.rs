@@ -40,6 +40,7 @@ use super::{
 };
 use crate::bot::Level;
 use crate::clock::{Clock, millis};
+use crate::cluster::Ownership;
 use crate::protocol::{Code, close};
 use crate::rules::Seat;
 use crate::store::{ChatAnswer, RoomStatus, Store};
@@ -65,6 +66,9 @@ pub(super) struct Authority {
     clock_mark: u64,
     /// This task's own handle, set by [`Authority::spawn`]: the bots it starts talk to it.
     handle: Option<RoomHandle>,
+    /// Cluster mode: this node's claim on the room. Every commit carries its epoch, and the task
+    /// stops when the node self-fences. `None` on a single node.
+    ownership: Option<Ownership>,
 }
 
 /// What woke the room task.
@@ -72,6 +76,15 @@ enum Wake {
     Request(Option<Request>),
     Waited,
     Flag,
+    Fenced,
+}
+
+/// Returns once this node must stop serving the room, or never on a single node.
+async fn lost(ownership: &mut Option<Ownership>) {
+    match ownership {
+        Some(ownership) => ownership.lost().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The earlier of two optional deadlines.
@@ -105,6 +118,7 @@ impl Authority {
             clock_mark,
             presence: Presence::new(state.seats.len(), clock_mark),
             handle: None,
+            ownership: None,
             state,
             fanout: Fanout::new(log),
             answers,
@@ -123,6 +137,12 @@ impl Authority {
         for (seat, answer) in answered {
             self.answers.remember_stored(seat, answer.cid, answer.v);
         }
+        self
+    }
+
+    /// The same task holding this node's claim on the room (cluster mode).
+    pub fn with_ownership(mut self, ownership: Ownership) -> Self {
+        self.ownership = Some(ownership);
         self
     }
 
@@ -175,6 +195,8 @@ impl Authority {
         debug!(version = self.state.version, "room task started");
         let game = self.state.kind().as_str();
         telemetry::room(game, self.state.status.as_str(), 1.0);
+        let owned = if self.ownership.is_some() { 1.0 } else { 0.0 };
+        telemetry::room_owned(owned);
         let clock = self.settings.clock.clone();
         loop {
             // A room whose clock runs stays in memory: its deadline must fire.
@@ -189,6 +211,7 @@ impl Authority {
                 () = sleep_until(&clock, deadline) => Wake::Flag,
                 () = sleep_until(&clock, wait) => Wake::Waited,
                 request = inbox.recv() => Wake::Request(request),
+                () = lost(&mut self.ownership) => Wake::Fenced,
             };
             match wake {
                 Wake::Flag => {
@@ -214,6 +237,11 @@ impl Authority {
                     telemetry::eviction("idle");
                     break;
                 }
+                Wake::Fenced => {
+                    info!("this node self-fenced: the room stops here; its clients reconnect");
+                    telemetry::eviction("fenced");
+                    break;
+                }
                 Wake::Request(None) => break,
                 Wake::Request(Some(request)) => self.handle(request).await,
             }
@@ -223,6 +251,7 @@ impl Authority {
             }
         }
         telemetry::room(game, self.state.status.as_str(), -1.0);
+        telemetry::room_owned(-owned);
         self.stop(inbox);
     }
 

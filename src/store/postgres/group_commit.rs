@@ -129,13 +129,16 @@ fn fits_batch(c: &Commit) -> bool {
 
 /// The batch statement. `$1..$4`: the rooms (id, expected version, new version, status), `$5`
 /// the update time; `$6..$12` the events, `$13..$20` the moves, `$21..$23` the game states,
-/// each by column. Rows are inserted only for the rooms whose version check passed.
+/// each by column; `$24` each room's owner epoch in cluster mode (NULL on a single node: not
+/// checked). Rows are inserted only for the rooms whose version and epoch checks passed; a fenced
+/// room is retried alone, which answers [`StoreError::Fenced`].
 const BATCH_STATEMENT: &str = "\
 WITH updated AS (
     UPDATE rooms SET version = c.version, status = c.status, updated_at = $5
-    FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[])
-         AS c(room_id, expected, version, status)
+    FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $24::bigint[])
+         AS c(room_id, expected, version, status, epoch)
     WHERE rooms.id = c.room_id AND rooms.version = c.expected
+      AND (c.epoch IS NULL OR rooms.owner_epoch = c.epoch)
     RETURNING rooms.id
 ), events AS (
     INSERT INTO room_events (room_id, v, kind, seat, cid, data, created_at)
@@ -183,6 +186,7 @@ async fn write_together(pool: &PgPool, jobs: &[Job]) -> Result<HashSet<Uuid>, St
         .bind(&columns.extra.room_id)
         .bind(&columns.extra.ply)
         .bind(&columns.extra.extra)
+        .bind(&columns.epochs)
         .fetch_all(pool)
         .await?;
     Ok(updated.into_iter().collect())
@@ -195,6 +199,7 @@ struct Columns {
     expected: Vec<i64>,
     versions: Vec<i64>,
     statuses: Vec<&'static str>,
+    epochs: Vec<Option<i64>>,
     events: EventColumns,
     moves: MoveColumns,
     extra: ExtraColumns,
@@ -239,6 +244,7 @@ impl Columns {
             columns.expected.push(c.expected_version);
             columns.versions.push(version);
             columns.statuses.push(c.status.as_str());
+            columns.epochs.push(c.epoch);
             let events = &mut columns.events;
             for e in &c.events {
                 events.room_id.push(c.room_id);

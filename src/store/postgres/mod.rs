@@ -7,6 +7,9 @@
 //! a concurrent writer of the same room waits, then finds the version moved and gets a conflict.
 
 mod group_commit;
+mod ownership;
+
+pub use self::ownership::Claim;
 
 use std::future::Future;
 use std::str::FromStr;

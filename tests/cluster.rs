@@ -1,0 +1,420 @@
+//! Several nodes on one PostgreSQL database, first slice: leases, owner epochs and fencing (see
+//! `docs/deploy/cluster.md`). Real server binaries on one real PostgreSQL; short leases by flags.
+
+mod support;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use khanate::rules::Rules;
+use khanate::rules::ouk_chatrang::Game;
+use khanate::store::postgres::Claim;
+use khanate::store::{
+    Commit, EventRow, RoomRef, RoomRow, RoomStatus, Store, StoreError, Visibility,
+};
+use serde_json::json;
+use sqlx::Connection;
+use support::server::{Process, get_text, two_player_room};
+use support::ws::{Client, End};
+use uuid::Uuid;
+
+/// The lease of the tests' nodes: short, so a takeover is quick; renewals well inside it.
+const TTL_MS: u64 = 1500;
+
+fn cluster_args(ttl_ms: u64, renew_ms: u64) -> Vec<String> {
+    [
+        "--advertise-url",
+        "http://127.0.0.1:9",
+        "--cluster-secret",
+        "test-secret",
+        "--lease-ttl-ms",
+        &ttl_ms.to_string(),
+        "--lease-renew-ms",
+        &renew_ms.to_string(),
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn node(url: &str, ttl_ms: u64, renew_ms: u64) -> Process {
+    let args = cluster_args(ttl_ms, renew_ms);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Process::start_with(url, &args, &[])
+}
+
+/// `khanate serve` with `args` and `env`, which must refuse to start; returns its stderr.
+fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_khanate"))
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .args(args)
+        .env_remove("KHANATE_ADVERTISE_URL")
+        .env_remove("KHANATE_CLUSTER_SECRET")
+        .envs(env.iter().copied())
+        .output()
+        .expect("the khanate binary runs");
+    assert!(!output.status.success(), "started: {output:?}");
+    assert!(output.stdout.is_empty(), "it listened: {output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn inconsistent_cluster_options_are_refused_at_start_up() {
+    let pg = "postgres://nobody@127.0.0.1:1/none";
+    let only_url = refused(
+        &["--database-url", pg, "--advertise-url", "http://a:1"],
+        &[],
+    );
+    assert!(
+        only_url.contains("needs both --advertise-url"),
+        "{only_url}"
+    );
+    let only_secret = refused(
+        &["--database-url", pg],
+        &[("KHANATE_CLUSTER_SECRET", "s3cret")],
+    );
+    assert!(
+        only_secret.contains("needs both --advertise-url"),
+        "{only_secret}"
+    );
+    assert!(!only_secret.contains("s3cret"), "{only_secret}");
+    let sqlite = refused(
+        &[
+            "--database-url",
+            "sqlite::memory:",
+            "--advertise-url",
+            "http://a:1",
+            "--cluster-secret",
+            "s3cret",
+        ],
+        &[],
+    );
+    assert!(sqlite.contains("need a postgres:// database"), "{sqlite}");
+    assert!(!sqlite.contains("s3cret"), "{sqlite}");
+}
+
+fn event(v: i64) -> EventRow {
+    EventRow {
+        v,
+        kind: "chatted".to_owned(),
+        seat: None,
+        cid: None,
+        data: json!({}),
+        created_at: Utc::now(),
+    }
+}
+
+fn commit(room_id: Uuid, expected_version: i64, events: Vec<EventRow>, epoch: i64) -> Commit {
+    Commit {
+        room_id,
+        expected_version,
+        status: RoomStatus::Waiting,
+        events,
+        seats: Vec::new(),
+        mv: None,
+        extra: None,
+        game: None,
+        new_room: None,
+        epoch: Some(epoch),
+    }
+}
+
+#[tokio::test]
+async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path() {
+    let db = support::db::fresh_postgres().await;
+    let store = Store::connect(&db.url).await.expect("connect");
+    let Store::Postgres(pg) = &store else {
+        panic!("a PostgreSQL store")
+    };
+    let room_id = Uuid::new_v4();
+    let room = RoomRow {
+        id: room_id,
+        invite_code: "FENCE1".to_owned(),
+        game: khanate::rules::GameKind::OukChatrang,
+        seats: 2,
+        visibility: Visibility::Private,
+        status: RoomStatus::Waiting,
+        version: 0,
+        start_position: "start".to_owned(),
+        options: json!({}),
+        created_at: Utc::now(),
+    };
+    let mut first = commit(room_id, 0, vec![event(1)], 0);
+    first.epoch = None;
+    store
+        .create_room(&room, &first)
+        .await
+        .expect("room created");
+
+    let ttl = Duration::from_secs(60);
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    pg.register_node(a, "http://a", ttl).await.unwrap();
+    pg.register_node(b, "http://b", ttl).await.unwrap();
+    let claimed = pg.claim_room(a, room_id).await.unwrap();
+    assert_eq!(
+        claimed,
+        Some(Claim {
+            epoch: 1,
+            took_over: false
+        })
+    );
+    assert_eq!(
+        pg.claim_room(b, room_id).await.unwrap(),
+        None,
+        "a's lease is alive"
+    );
+
+    // a's lease runs out; b takes the room over.
+    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    sqlx::query("UPDATE nodes SET lease_expires_at = now() - interval '1 second' WHERE id = $1")
+        .bind(a)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let claimed = pg.claim_room(b, room_id).await.unwrap();
+    assert_eq!(
+        claimed,
+        Some(Claim {
+            epoch: 2,
+            took_over: true
+        })
+    );
+
+    let fenced = |result: Result<(), StoreError>| match result {
+        Err(StoreError::Fenced {
+            epoch: 1, found: 2, ..
+        }) => {}
+        other => panic!("expected a fencing refusal, got {other:?}"),
+    };
+    // Events only: the group commit's batch statement.
+    fenced(store.commit(&commit(room_id, 1, vec![event(2)], 1)).await);
+    // No event: a commit written alone.
+    fenced(store.commit(&commit(room_id, 1, Vec::new(), 1)).await);
+    store
+        .commit(&commit(room_id, 1, vec![event(2)], 2))
+        .await
+        .expect("the owner's commit lands");
+    let stored = store
+        .load_room(RoomRef::Id(room_id))
+        .await
+        .unwrap()
+        .unwrap();
+    let versions: Vec<i64> = stored.events.iter().map(|e| e.v).collect();
+    assert_eq!(versions, [1, 2]);
+}
+
+/// Says hello on `addr`: the client and its welcome, or the close code when the node refuses.
+async fn try_hello(
+    addr: std::net::SocketAddr,
+    room: &str,
+    token: &str,
+    last_v: i64,
+) -> Result<(Client, serde_json::Value), Option<u16>> {
+    let mut client = Client::open(addr).await;
+    let d = json!({"protocol": 1, "room": room, "token": token, "last_v": last_v});
+    client.send(&json!({"t": "hello", "d": d})).await;
+    match client.next().await {
+        Ok(welcome) if welcome["t"] == "welcome" => Ok((client, welcome)),
+        Ok(other) => panic!("unexpected first frame {other}"),
+        Err(End::Closed(code)) => Err(code),
+    }
+}
+
+/// Retries a hello on `addr` until the node serves the room (at most 10 s).
+async fn hello_until_served(
+    addr: std::net::SocketAddr,
+    room: &str,
+    token: &str,
+    last_v: i64,
+) -> Client {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match try_hello(addr, room, token, last_v).await {
+            Ok((client, _)) => return client,
+            Err(code) => {
+                assert_eq!(code, Some(1013), "a refused hello says: try again");
+                assert!(Instant::now() < deadline, "the room was never served");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// Plays `mv` for the side to move and waits for its ack and the other's event; the new version.
+async fn play(white: &mut Client, black: &mut Client, local: &mut Game, mv: &str, v: i64) -> i64 {
+    let seat = local.to_move().expect("on");
+    local.play(mv).expect("legal");
+    let (mover, other) = if seat == 0 {
+        (white, black)
+    } else {
+        (black, white)
+    };
+    let cid = format!("c{v}");
+    mover.send_move(&cid, mv, v).await;
+    let ack = mover.next_of("ack").await;
+    assert_eq!(ack["d"], json!({"cid": cid, "v": v + 1}));
+    assert_eq!(other.event("moved", v + 1).await["d"]["move"], mv);
+    v + 1
+}
+
+fn moves() -> Vec<String> {
+    support::data::recorded_games().remove(0)["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The room's stored event versions and owner epoch.
+async fn stored(url: &str, room_id: &str) -> (Vec<i64>, i64) {
+    let store = Store::connect(url).await.unwrap();
+    let id = Uuid::parse_str(room_id).unwrap();
+    let room = store.load_room(RoomRef::Id(id)).await.unwrap().unwrap();
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    let epoch: i64 = sqlx::query_scalar("SELECT owner_epoch FROM rooms WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    (room.events.iter().map(|e| e.v).collect(), epoch)
+}
+
+/// A game of Ouk Chatrang on `addr` with both players connected there, `plies` moves of the
+/// recorded game played: (room id, white's token, black's token, white, black, local game, version).
+async fn game_on(
+    addr: std::net::SocketAddr,
+    plies: usize,
+) -> (String, String, String, Client, Client, Game, i64) {
+    let (room_id, code, white_token, black_token) = two_player_room(addr, json!({})).await;
+    let (mut white, _) = Client::hello(addr, &code, Some(&white_token), None).await;
+    let (mut black, _) = Client::hello(addr, &code, Some(&black_token), None).await;
+    let mut local = Game::new();
+    let mut v = 3;
+    for mv in &moves()[..plies] {
+        v = play(&mut white, &mut black, &mut local, mv, v).await;
+    }
+    (room_id, white_token, black_token, white, black, local, v)
+}
+
+#[tokio::test]
+async fn a_killed_owners_room_is_taken_over_within_a_second_of_its_lease_expiry() {
+    let db = support::db::fresh_postgres().await;
+    let a = node(&db.url, TTL_MS, 300);
+    let b = node(&db.url, TTL_MS, 300);
+    let (room_id, white_token, black_token, _white, _black, mut local, mut v) =
+        game_on(a.addr, 4).await;
+    let moves = moves();
+    // While a lives, b does not take its room: the client is told to try again.
+    assert_eq!(
+        try_hello(b.addr, &room_id, &white_token, v).await.err(),
+        Some(Some(1013))
+    );
+
+    a.kill();
+    let killed = Instant::now();
+    let mut white = hello_until_served(b.addr, &room_id, &white_token, v).await;
+    let took = killed.elapsed();
+    assert!(
+        took < Duration::from_millis(TTL_MS + 2000),
+        "taken over {took:?} after the kill (lease {TTL_MS} ms)"
+    );
+    let (mut black, _) = try_hello(b.addr, &room_id, &black_token, v)
+        .await
+        .expect("served");
+    let (_, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(epoch, 2, "created and claimed on a, then taken over by b");
+    for mv in &moves[4..8] {
+        v = play(&mut white, &mut black, &mut local, mv, v).await;
+    }
+    let (versions, _) = stored(&db.url, &room_id).await;
+    assert_eq!(
+        versions,
+        (1..=v).collect::<Vec<_>>(),
+        "every acked move, no hole, no fork"
+    );
+}
+
+#[tokio::test]
+async fn a_paused_owner_self_fences_on_resume_and_its_late_commit_is_refused() {
+    let db = support::db::fresh_postgres().await;
+    let a = node(&db.url, TTL_MS, 300);
+    let b = node(&db.url, TTL_MS, 300);
+    let (room_id, white_token, black_token, mut white_a, _black_a, mut local, mut v) =
+        game_on(a.addr, 2).await;
+    let moves = moves();
+    // A second room on a where nothing is sent: only the self-fence can stop it.
+    let (.., mut idle_white, _idle_black, _, _) = game_on(a.addr, 0).await;
+    a.signal("STOP");
+    // Sent to a while it is paused: a reads it only once it runs again, after b took over.
+    white_a.send_move("late", &moves[2], v).await;
+    tokio::time::sleep(Duration::from_millis(TTL_MS + 300)).await;
+    let mut white = hello_until_served(b.addr, &room_id, &white_token, v).await;
+    let (mut black, _) = try_hello(b.addr, &room_id, &black_token, v)
+        .await
+        .expect("served");
+    for mv in &moves[2..4] {
+        v = play(&mut white, &mut black, &mut local, mv, v).await;
+    }
+    a.signal("CONT");
+    // a's clients are told to reconnect; the late move is never acknowledged.
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match white_a.next().await {
+                Ok(frame) => assert_ne!(frame["t"], "ack", "a acked a move after losing the room"),
+                Err(End::Closed(code)) => return code,
+            }
+        }
+    })
+    .await
+    .expect("a closes its clients");
+    assert!(matches!(ended, Some(1012 | 1013)), "closed with {ended:?}");
+    // Resumed past its lease, a stopped serving before anything else: it self-fenced.
+    let idle_closed = tokio::time::timeout(Duration::from_secs(5), idle_white.closed()).await;
+    assert_eq!(idle_closed, Ok(Some(1013)), "the idle room stops too");
+    let (_, metrics) = get_text(a.addr, "/metrics").await;
+    assert!(
+        metrics.lines().any(|l| l == "khanate_self_fences_total 1"),
+        "{metrics}"
+    );
+    let (versions, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(versions, (1..=v).collect::<Vec<_>>(), "no fork");
+    assert_eq!(epoch, 2);
+    let moved = Store::connect(&db.url)
+        .await
+        .unwrap()
+        .moves(Uuid::parse_str(&room_id).unwrap())
+        .await
+        .unwrap();
+    let played: Vec<&str> = moved.iter().map(|m| m.notation.as_str()).collect();
+    assert_eq!(
+        played,
+        moves[..4].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn a_terminated_node_releases_its_rooms_at_once() {
+    let db = support::db::fresh_postgres().await;
+    // A long lease: a takeover that waited for it would show.
+    let a = node(&db.url, 20_000, 1000);
+    let b = node(&db.url, 20_000, 1000);
+    let (room_id, white_token, black_token, mut white, _black, mut local, v) =
+        game_on(a.addr, 1).await;
+    let moves = moves();
+    a.signal("TERM");
+    assert_eq!(white.closed().await, Some(1012));
+    assert!(a.wait(), "a clean exit");
+    let exited = Instant::now();
+    let (mut white, _) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("b claims a released room at the first hello");
+    let (mut black, _) = try_hello(b.addr, &room_id, &black_token, v)
+        .await
+        .expect("served");
+    assert!(exited.elapsed() < Duration::from_secs(5));
+    let v = play(&mut white, &mut black, &mut local, &moves[1], v).await;
+    let (versions, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(versions, (1..=v).collect::<Vec<_>>());
+    assert_eq!(epoch, 2);
+}
