@@ -204,6 +204,11 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
             let message = "this room's stored data cannot be read".to_owned();
             return hello_error(socket, Code::Unavailable, close::INTERNAL, message).await;
         }
+        Err(StoreError::OwnedElsewhere { .. }) => {
+            // Until commands are forwarded between nodes, only the owner serves a room.
+            tracing::debug!("a hello for a room another node owns");
+            return close_with(&mut socket, close::TRY_AGAIN, "room served by another node").await;
+        }
         Err(e) => {
             tracing::warn!(error = %e, "could not load a room for a hello");
             return close_with(&mut socket, close::TRY_AGAIN, "database unavailable").await;
