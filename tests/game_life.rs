@@ -566,7 +566,7 @@ async fn the_chat_migration_applies_on_sqlite_and_chat_is_stored_there() {
             .fetch_all(&mut conn)
             .await
             .unwrap();
-    // Every migration applied: the chat's (2), the bots' seats (3) and the games' own state (4)
-    // after the first.
-    assert_eq!(versions, [1, 2, 3, 4]);
+    // Every migration applied: the chat's (2), the bots' seats (3), the games' own state (4) and
+    // the chat cids (5) after the first.
+    assert_eq!(versions, [1, 2, 3, 4, 5]);
 }

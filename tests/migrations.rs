@@ -1,6 +1,7 @@
 //! Upgrading a database that was written before a migration keeps what it held, on both backends:
 //! the Ouk Chatrang counting states stored in `counting_state` (migrations 0001..0003) come back,
-//! after `0004_game_extra`, as the game states of `Store::extra_history` and the game record.
+//! after `0004_game_extra`, as the game states of `Store::extra_history` and the game record; chat
+//! messages stored before `*_chat_cid` keep their rows, without a cid.
 
 mod support;
 
@@ -8,9 +9,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 use khanate::rules::Extra;
-use khanate::store::{ExtraRow, Store};
+use khanate::store::{ChatAnswer, ChatRow, ExtraRow, Store};
 use serde_json::json;
-use sqlx::migrate::Migrator;
+use sqlx::migrate::{Migration, Migrator};
 use sqlx::{Connection, PgConnection, SqliteConnection};
 use support::db;
 use uuid::Uuid;
@@ -43,20 +44,38 @@ const OLD_ROWS: [&str; 6] = [
                \"started_ply\": 1}', NULL, $1)",
 ];
 
-/// The migrations of `dir` before `0004_game_extra`.
-async fn migrations_before_game_extra(dir: &str) -> Migrator {
+/// The migrations of `dir` that `keep` keeps.
+async fn migrations_where(dir: &str, keep: fn(&Migration) -> bool) -> Migrator {
     let mut migrator = Migrator::new(Path::new(dir))
         .await
         .expect("read migrations");
-    let before: Vec<_> = migrator
+    let kept: Vec<_> = migrator
         .migrations
         .iter()
-        .filter(|m| m.version < 4)
+        .filter(|m| keep(m))
         .cloned()
         .collect();
-    assert_eq!(before.len(), 3, "0001..0003");
-    migrator.migrations = before.into();
+    migrator.migrations = kept.into();
     migrator
+}
+
+/// The migrations of `dir` before `0004_game_extra`.
+async fn migrations_before_game_extra(dir: &str) -> Migrator {
+    let migrator = migrations_where(dir, |m| m.version < 4).await;
+    assert_eq!(migrator.migrations.len(), 3, "0001..0003");
+    migrator
+}
+
+/// A connection to the SQLite database of `url`, created if missing, with foreign keys on (as
+/// the store opens it).
+async fn open_sqlite(url: &str) -> SqliteConnection {
+    let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+        .expect("url")
+        .create_if_missing(true)
+        .foreign_keys(true);
+    SqliteConnection::connect_with(&options)
+        .await
+        .expect("open")
 }
 
 fn counting(count: u32) -> Extra {
@@ -117,13 +136,7 @@ async fn counting_states_stored_before_0004_survive_the_upgrade_on_postgres() {
 #[tokio::test]
 async fn counting_states_stored_before_0004_survive_the_upgrade_on_sqlite() {
     let (_file, url) = db::fresh_sqlite_url();
-    let options = sqlx::sqlite::SqliteConnectOptions::from_str(&url)
-        .expect("url")
-        .create_if_missing(true)
-        .foreign_keys(true);
-    let mut conn = SqliteConnection::connect_with(&options)
-        .await
-        .expect("open");
+    let mut conn = open_sqlite(&url).await;
     migrations_before_game_extra("migrations/sqlite")
         .await
         .run(&mut conn)
@@ -138,4 +151,91 @@ async fn counting_states_stored_before_0004_survive_the_upgrade_on_sqlite() {
     }
     conn.close().await.expect("close");
     check_upgraded(&url).await;
+}
+
+/// A room with a player's and a spectator's message, as chat was stored before cids were; the
+/// same SQL text for both backends.
+const CHAT_BEFORE_CIDS: &str = "\
+    INSERT INTO rooms VALUES ('0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a', 'OLD002', 'ouk-chatrang', \
+        2, 'private', 'playing', 3, 'x', '{}', '2026-11-29T16:44:00.000000Z', \
+        '2026-11-29T16:44:00.000000Z'); \
+    INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) VALUES \
+        ('0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a', 1, 'players', 0, 'white', 'before', \
+            '2026-11-29T16:44:01.000000Z'), \
+        ('0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a', 2, 'spectators', NULL, NULL, 'watching', \
+            '2026-11-29T16:44:02.000000Z');";
+
+/// Every migration of `dir` but the chat cids' (whatever its number).
+async fn migrations_but_chat_cid(dir: &str) -> Migrator {
+    let all = migrations_where(dir, |_| true).await.migrations.len();
+    let migrator = migrations_where(dir, |m| m.description != "chat cid").await;
+    assert_eq!(migrator.migrations.len() + 1, all, "one chat cid migration");
+    migrator
+}
+
+/// Opens the upgraded store: both old messages are still there, without an answer, and the
+/// room takes a message with a cid.
+async fn check_chat_upgraded(url: &str) {
+    let store = Store::connect(url)
+        .await
+        .expect("the store applies the chat cids'");
+    let room = Uuid::parse_str("0b6f1f7e-8c1a-4a53-9d3e-5f0e1c2d3b4a").unwrap();
+    let players = store.chat(room, "players", None).await.expect("chat");
+    let spectators = store.chat(room, "spectators", None).await.expect("chat");
+    assert_eq!(players.len(), 1);
+    assert_eq!(spectators.len(), 1);
+    assert_eq!(
+        (players[0].text.as_str(), &players[0].answer),
+        ("before", &None)
+    );
+    assert_eq!(spectators[0].text, "watching");
+    assert_eq!(store.chat_answers(room).await.expect("answers"), vec![]);
+    let new = ChatRow {
+        seq: 3,
+        answer: Some(ChatAnswer {
+            cid: "c1".into(),
+            v: 3,
+        }),
+        ..players[0].clone()
+    };
+    assert!(store.insert_chat(room, &new).await.expect("a new message"));
+    assert_eq!(
+        store.chat(room, "players", None).await.expect("chat").len(),
+        2
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn chat_stored_before_cids_survives_the_upgrade_on_postgres() {
+    let database = db::fresh_postgres().await;
+    let mut conn = PgConnection::connect(&database.url).await.expect("connect");
+    migrations_but_chat_cid("migrations/postgres")
+        .await
+        .run(&mut conn)
+        .await
+        .expect("the others");
+    sqlx::raw_sql(CHAT_BEFORE_CIDS)
+        .execute(&mut conn)
+        .await
+        .expect("old chat");
+    conn.close().await.expect("close");
+    check_chat_upgraded(&database.url).await;
+}
+
+#[tokio::test]
+async fn chat_stored_before_cids_survives_the_upgrade_on_sqlite() {
+    let (_file, url) = db::fresh_sqlite_url();
+    let mut conn = open_sqlite(&url).await;
+    migrations_but_chat_cid("migrations/sqlite")
+        .await
+        .run(&mut conn)
+        .await
+        .expect("the others");
+    sqlx::raw_sql(CHAT_BEFORE_CIDS)
+        .execute(&mut conn)
+        .await
+        .expect("old chat");
+    conn.close().await.expect("close");
+    check_chat_upgraded(&url).await;
 }

@@ -11,8 +11,8 @@ mod support;
 use chrono::{DateTime, Duration, TimeZone, Timelike, Utc};
 use khanate::rules::{Extra, GameKind};
 use khanate::store::{
-    Commit, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef, RoomRow, RoomStatus,
-    SeatRow, Store, StoreError, StoredRoom, Visibility, truncate_to_micros,
+    ChatAnswer, ChatRow, Commit, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
+    RoomRow, RoomStatus, SeatRow, Store, StoreError, StoredRoom, Visibility, truncate_to_micros,
 };
 use serde_json::{Value, json};
 use sqlx::Connection;
@@ -66,6 +66,7 @@ on_both_backends!(store:
     moves_and_counting_states_come_back_in_ply_order,
     concurrent_commits_at_one_version_let_exactly_one_through,
     concurrent_commits_of_many_rooms_each_land_once_beside_a_conflict,
+    a_chat_cid_is_stored_once_per_seat_and_comes_back_as_its_answer,
 );
 
 on_both_backends!(url:
@@ -700,6 +701,75 @@ async fn lobby_lists_public_waiting_rooms_newest_first_with_taken_counts(store: 
     assert_eq!(store.lobby(2).await.expect("lobby"), all[..2].to_vec());
     assert_eq!(store.lobby(0).await.expect("lobby"), vec![]);
     assert_eq!(store.lobby(-1).await.expect("lobby"), vec![]);
+}
+
+async fn a_chat_cid_is_stored_once_per_seat_and_comes_back_as_its_answer(store: Store) {
+    let r = room("CHAT01", at(0), 2, Visibility::Private);
+    open_room(&store, &r, RoomStatus::Waiting, Some(&seat(0, "A", at(0)))).await;
+    let message = |seq: i64, seat: Option<u8>, cid: Option<&str>, v: i64| ChatRow {
+        seq,
+        channel: if seat.is_some() {
+            "players"
+        } else {
+            "spectators"
+        }
+        .to_owned(),
+        seat,
+        name: None,
+        text: format!("message {seq}"),
+        created_at: at(seq),
+        answer: cid.map(|cid| ChatAnswer {
+            cid: cid.to_owned(),
+            v,
+        }),
+    };
+    let first = message(1, Some(0), Some("c1"), 1);
+    assert!(store.insert_chat(r.id, &first).await.expect("first"));
+    // The same seat and cid again, under a new seq: nothing is stored, not even the new text.
+    let retry = message(2, Some(0), Some("c1"), 5);
+    assert!(!store.insert_chat(r.id, &retry).await.expect("retry"));
+    // Another seat's c1, a spectator's message and an old-style row without a cid all count.
+    assert!(
+        store
+            .insert_chat(r.id, &message(3, Some(1), Some("c1"), 2))
+            .await
+            .expect("seat 1")
+    );
+    assert!(
+        store
+            .insert_chat(r.id, &message(4, None, None, 0))
+            .await
+            .expect("spectator")
+    );
+    assert!(
+        store
+            .insert_chat(r.id, &message(5, Some(0), None, 0))
+            .await
+            .expect("no cid")
+    );
+    let err = store
+        .insert_chat(r.id, &message(5, Some(0), Some("c2"), 3))
+        .await
+        .expect_err("a taken seq is still refused");
+    assert!(err.is_unique_violation(), "{err:?}");
+
+    assert_eq!(
+        store.chat_by_cid(r.id, 0, "c1").await.expect("by cid"),
+        Some(first.clone())
+    );
+    assert_eq!(
+        store.chat_by_cid(r.id, 0, "c2").await.expect("by cid"),
+        None
+    );
+    let answers = store.chat_answers(r.id).await.expect("answers");
+    let answer = |cid: &str, v| ChatAnswer {
+        cid: cid.to_owned(),
+        v,
+    };
+    assert_eq!(answers, vec![(0, answer("c1", 1)), (1, answer("c1", 2))]);
+    let players = store.chat(r.id, "players", None).await.expect("chat");
+    assert_eq!(players.iter().map(|m| m.seq).collect::<Vec<_>>(), [1, 3, 5]);
+    assert_eq!(players[0], first);
 }
 
 async fn game_record_round_trips_without_optional_fields(store: Store) {

@@ -1,7 +1,8 @@
 //! The answers a room gives again to a repeated `(seat, cid)`: the heart of idempotent retries.
 //!
 //! A command that made events is remembered for the room's life, and after a restart too: its cid
-//! is stored with its events and rebuilt from them. An answer that changed nothing (a reject, or an
+//! is stored with its events and rebuilt from them. An accepted chat message is remembered the
+//! same way: its cid and ack version are stored with its row (`chat_messages.cid`, `.v`). An answer that changed nothing (a reject, or an
 //! ack of a command without effect) is only in memory, and only the latest
 //! [`REMEMBERED_UNSTORED`] per seat, so one player cannot push another's answers out, and no client
 //! can grow the map without bound.

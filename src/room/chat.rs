@@ -16,7 +16,7 @@ use super::fanout::{Fanout, Gone};
 use super::state::RoomState;
 use crate::protocol::{self, ChatChannel, ChatMessage};
 use crate::rules::Seat;
-use crate::store::{ChatRow, Store, StoreError};
+use crate::store::{ChatAnswer, ChatRow, Store, StoreError};
 
 /// How many recent messages per channel a room keeps for `snapshot` and `chat_history`.
 pub(super) const CHAT_HISTORY: usize = 50;
@@ -42,19 +42,10 @@ impl RecentChat {
             ..RecentChat::default()
         };
         for row in rows {
-            let channel = match row.channel.as_str() {
-                "players" => ChatChannel::Players,
-                "spectators" => ChatChannel::Spectators,
-                _ => continue,
-            };
-            let message = ChatMessage {
-                channel,
-                seat: row.seat,
-                name: row.name,
-                text: row.text,
-                at: row.created_at,
-            };
-            chat.push(row.seq, message);
+            let seq = row.seq;
+            if let Some(message) = message_of(row) {
+                chat.push(seq, message);
+            }
         }
         chat
     }
@@ -81,32 +72,64 @@ impl RecentChat {
     }
 
     /// Stores an accepted `message` of room `room_id`, then sends it to every connection of
-    /// `fanout` that reads its channel (the writer's included) and keeps it. Returns the
-    /// connections it could not be sent to (dropped). Errors: the store did not take it; nothing
-    /// was sent, and its `seq` is not used again (the insert may still have been stored).
+    /// `fanout` that reads its channel (the writer's included) and keeps it. A player's message
+    /// is stored with its `answer` (cid and the version its ack carries; `None` for a
+    /// spectator's). When that cid is already stored, by an earlier try whose outcome was
+    /// unknown, nothing is stored and the stored message is the one sent (it was not sent then).
+    /// Returns the connections it could not be sent to (dropped) and the stored answer (the
+    /// first's). Errors: the store did not take it; nothing was sent, and its `seq` is not used
+    /// again (the insert may still have been stored).
     pub async fn post(
         &mut self,
         store: &Store,
         room_id: Uuid,
         message: ChatMessage,
+        answer: Option<ChatAnswer>,
         fanout: &mut Fanout,
-    ) -> Result<Vec<Gone>, StoreError> {
+    ) -> Result<(Vec<Gone>, Option<ChatAnswer>), StoreError> {
         self.last_seq += 1;
-        let row = ChatRow {
+        let mut row = ChatRow {
             seq: self.last_seq,
             channel: message.channel.as_str().to_owned(),
             seat: message.seat,
             name: message.name.clone(),
             text: message.text.clone(),
             created_at: message.at,
+            answer,
         };
-        store.insert_chat(room_id, &row).await?;
+        let mut message = message;
+        let stored = store.insert_chat(room_id, &row).await?;
+        if let (false, Some(seat), Some(answer)) = (stored, row.seat, row.answer.clone()) {
+            let cid = answer.cid;
+            row = store
+                .chat_by_cid(room_id, seat, &cid)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("chat cid {cid:?} is not stored")))?;
+            message = message_of(row.clone())
+                .ok_or_else(|| StoreError::Corrupt(format!("chat channel {}", row.channel)))?;
+        }
         let frame: Arc<str> = protocol::frame("chat", None, &message).into();
         let channel = message.channel;
         let gone = fanout.send_where(|seat| RoomState::may_read_chat(seat, channel), &frame);
         self.push(row.seq, message);
-        Ok(gone)
+        Ok((gone, row.answer))
     }
+}
+
+/// A stored message as it is sent; `None` for an unknown channel.
+fn message_of(row: ChatRow) -> Option<ChatMessage> {
+    let channel = match row.channel.as_str() {
+        "players" => ChatChannel::Players,
+        "spectators" => ChatChannel::Spectators,
+        _ => return None,
+    };
+    Some(ChatMessage {
+        channel,
+        seat: row.seat,
+        name: row.name,
+        text: row.text,
+        at: row.created_at,
+    })
 }
 
 /// A spectator's name from its hello: control characters removed, trimmed, at most

@@ -26,7 +26,7 @@ use crate::bot::Level;
 use crate::cluster::{Node, Ownership};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
-use crate::store::{RoomRef, Store, StoreError, StoredRoom, Visibility};
+use crate::store::{ChatAnswer, RoomRef, Store, StoreError, StoredRoom, Visibility};
 use rand::seq::IteratorRandom;
 
 /// What a person asks for when creating a room.
@@ -333,23 +333,27 @@ impl Registry {
         let Some(stored) = self.store.load_room(reference).await? else {
             return Ok(None);
         };
-        let chat = self.recent_chat(stored.room.id).await?;
+        let (chat, answered) = self.stored_chat(stored.room.id).await?;
         let mut task = restore(stored, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
-            .with_chat(chat);
+            .with_chat(chat, answered);
         if let Some(ownership) = ownership.flatten() {
             task = task.with_ownership(ownership);
         }
         Ok(Some(self.start_unless_running(task)))
     }
 
-    /// The room's recent chat from the store.
-    async fn recent_chat(&self, room_id: Uuid) -> Result<RecentChat, StoreError> {
+    /// The room's recent chat from the store, and the answers of its players' chat cids.
+    async fn stored_chat(
+        &self,
+        room_id: Uuid,
+    ) -> Result<(RecentChat, Vec<(Seat, ChatAnswer)>), StoreError> {
         let limit = Some(CHAT_HISTORY as i64);
         let mut rows = self.store.chat(room_id, "players", limit).await?;
         rows.extend(self.store.chat(room_id, "spectators", limit).await?);
         let last_seq = self.store.last_chat_seq(room_id).await?;
-        Ok(RecentChat::from_rows(rows, last_seq))
+        let answered = self.store.chat_answers(room_id).await?;
+        Ok((RecentChat::from_rows(rows, last_seq), answered))
     }
 
     /// Restores every unfinished room from the store and starts its task. A room whose rows cannot
@@ -375,13 +379,13 @@ impl Registry {
                 }
                 Err(e) => return Err(e),
             };
-            let chat = self.recent_chat(id).await?;
+            let (chat, answered) = self.stored_chat(id).await?;
             match restore(stored, self.store.clone(), self.settings.clone()) {
                 Ok(mut task) => {
                     if let Some(ownership) = ownership.clone() {
                         task = task.with_ownership(ownership);
                     }
-                    self.start_unless_running(task.with_chat(chat));
+                    self.start_unless_running(task.with_chat(chat, answered));
                     restored += 1;
                 }
                 Err(e) => {

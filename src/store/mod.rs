@@ -31,10 +31,12 @@ pub mod sqlite;
 use chrono::{DateTime, Timelike, Utc};
 use uuid::Uuid;
 
+use crate::rules::Seat;
+
 use self::postgres::Pg;
 pub use self::rows::{
-    ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
-    RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
+    ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow,
+    RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
 };
 use self::sqlite::Lite;
 
@@ -277,9 +279,12 @@ impl Store {
         }
     }
 
-    /// Stores one chat message of `room_id`. Errors: no such room, or its `seq` is taken
+    /// Stores one chat message of `room_id`. Returns `false`, storing nothing, when the row
+    /// carries an [`answer`](ChatRow::answer) and a message of the same seat and cid is already
+    /// stored (an earlier try whose outcome its writer did not learn): see
+    /// [`Store::chat_by_cid`]. Errors: no such room, or its `seq` is taken
     /// ([`StoreError::is_unique_violation`]).
-    pub async fn insert_chat(&self, room_id: Uuid, row: &ChatRow) -> Result<(), StoreError> {
+    pub async fn insert_chat(&self, room_id: Uuid, row: &ChatRow) -> Result<bool, StoreError> {
         match self {
             Store::Postgres(s) => {
                 queries::insert_chat::<Pg>(&mut *s.conn().await?, room_id, row).await
@@ -287,6 +292,32 @@ impl Store {
             Store::Sqlite(s) => {
                 queries::insert_chat::<Lite>(&mut *s.conn().await?, room_id, row).await
             }
+        }
+    }
+
+    /// The message `seat` of `room_id` sent with `cid`, if one is stored.
+    pub async fn chat_by_cid(
+        &self,
+        room_id: Uuid,
+        seat: Seat,
+        cid: &str,
+    ) -> Result<Option<ChatRow>, StoreError> {
+        match self {
+            Store::Postgres(s) => {
+                queries::chat_by_cid::<Pg>(&mut *s.conn().await?, room_id, seat, cid).await
+            }
+            Store::Sqlite(s) => {
+                queries::chat_by_cid::<Lite>(&mut *s.conn().await?, room_id, seat, cid).await
+            }
+        }
+    }
+
+    /// The answer of every player's chat message of `room_id` that has a cid, by `seq`: what a
+    /// restored room answers a retried chat cid with.
+    pub async fn chat_answers(&self, room_id: Uuid) -> Result<Vec<(Seat, ChatAnswer)>, StoreError> {
+        match self {
+            Store::Postgres(s) => queries::chat_answers::<Pg>(&mut *s.conn().await?, room_id).await,
+            Store::Sqlite(s) => queries::chat_answers::<Lite>(&mut *s.conn().await?, room_id).await,
         }
     }
 

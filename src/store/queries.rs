@@ -27,8 +27,8 @@ use uuid::Uuid;
 use super::codec;
 use super::dialect::{Dialect, Param, Statement, required};
 use super::{
-    ChatRow, Commit, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef, RoomRow, SeatRow,
-    StoreError, StoredRoom, now, truncate_to_micros,
+    ChatAnswer, ChatRow, Commit, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
+    RoomRow, SeatRow, StoreError, StoredRoom, now, truncate_to_micros,
 };
 use crate::rules::{Extra, Seat};
 
@@ -374,10 +374,8 @@ pub(super) async fn insert_chat<D: Dialect>(
     conn: &mut D::Conn,
     room_id: Uuid,
     row: &ChatRow,
-) -> Result<(), StoreError> {
-    let sql = "INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) \
-               VALUES ($1, $2, $3, $4, $5, $6, $7)";
-    let params = [
+) -> Result<bool, StoreError> {
+    let mut params = vec![
         Param::Uuid(room_id),
         Param::Big(row.seq),
         Param::Text(Some(&row.channel)),
@@ -386,8 +384,21 @@ pub(super) async fn insert_chat<D: Dialect>(
         Param::Text(Some(&row.text)),
         Param::Time(Some(truncate_to_micros(row.created_at))),
     ];
-    D::execute(conn, Statement::new(sql, params)).await?;
-    Ok(())
+    let sql = match &row.answer {
+        None => {
+            "INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        }
+        Some(answer) => {
+            params.extend([Param::Text(Some(&answer.cid)), Param::Big(answer.v)]);
+            // Only the cid's key is a conflict to skip; a taken seq is still an error.
+            "INSERT INTO chat_messages \
+             (room_id, seq, channel, seat, name, text, created_at, cid, v) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             ON CONFLICT (room_id, seat, cid) WHERE cid IS NOT NULL DO NOTHING"
+        }
+    };
+    Ok(D::execute(conn, Statement::new(sql, params)).await? == 1)
 }
 
 /// See [`Store::chat`](super::Store::chat); `limit` is not negative.
@@ -397,7 +408,7 @@ pub(super) async fn chat<D: Dialect>(
     channel: &str,
     limit: i64,
 ) -> Result<Vec<ChatRow>, StoreError> {
-    let sql = "SELECT seq, channel, seat, name, text, created_at FROM chat_messages \
+    let sql = "SELECT seq, channel, seat, name, text, created_at, cid, v FROM chat_messages \
                WHERE room_id = $1 AND channel = $2 ORDER BY seq DESC LIMIT $3";
     let params = [
         Param::Uuid(room_id),
@@ -407,20 +418,72 @@ pub(super) async fn chat<D: Dialect>(
     let mut rows = D::fetch_all(conn, Statement::new(sql, params))
         .await?
         .iter()
-        .map(|row| {
-            let row = Cols::<D>(row);
-            Ok(ChatRow {
-                seq: row.int("seq")?,
-                channel: row.text("channel")?,
-                seat: row.optional_seat("seat")?,
-                name: D::text(row.0, "name")?,
-                text: row.text("text")?,
-                created_at: row.time("created_at")?,
-            })
-        })
+        .map(chat_from_row::<D>)
         .collect::<Result<Vec<_>, StoreError>>()?;
     rows.reverse();
     Ok(rows)
+}
+
+/// See [`Store::chat_by_cid`](super::Store::chat_by_cid).
+pub(super) async fn chat_by_cid<D: Dialect>(
+    conn: &mut D::Conn,
+    room_id: Uuid,
+    seat: Seat,
+    cid: &str,
+) -> Result<Option<ChatRow>, StoreError> {
+    let sql = "SELECT seq, channel, seat, name, text, created_at, cid, v FROM chat_messages \
+               WHERE room_id = $1 AND seat = $2 AND cid = $3";
+    let params = [
+        Param::Uuid(room_id),
+        Param::Small(Some(i16::from(seat))),
+        Param::Text(Some(cid)),
+    ];
+    D::fetch_optional(conn, Statement::new(sql, params))
+        .await?
+        .as_ref()
+        .map(chat_from_row::<D>)
+        .transpose()
+}
+
+/// See [`Store::chat_answers`](super::Store::chat_answers).
+pub(super) async fn chat_answers<D: Dialect>(
+    conn: &mut D::Conn,
+    room_id: Uuid,
+) -> Result<Vec<(Seat, ChatAnswer)>, StoreError> {
+    let sql = "SELECT seat, cid, v FROM chat_messages \
+               WHERE room_id = $1 AND cid IS NOT NULL ORDER BY seq";
+    D::fetch_all(conn, Statement::new(sql, [Param::Uuid(room_id)]))
+        .await?
+        .iter()
+        .map(|row| {
+            let row = Cols::<D>(row);
+            let answer = ChatAnswer {
+                cid: row.text("cid")?,
+                v: row.int("v")?,
+            };
+            Ok((row.seat("seat")?, answer))
+        })
+        .collect()
+}
+
+fn chat_from_row<D: Dialect>(row: &D::Row) -> Result<ChatRow, StoreError> {
+    let row = Cols::<D>(row);
+    let answer = match D::text(row.0, "cid")? {
+        Some(cid) => Some(ChatAnswer {
+            cid,
+            v: row.int("v")?,
+        }),
+        None => None,
+    };
+    Ok(ChatRow {
+        seq: row.int("seq")?,
+        channel: row.text("channel")?,
+        seat: row.optional_seat("seat")?,
+        name: D::text(row.0, "name")?,
+        text: row.text("text")?,
+        created_at: row.time("created_at")?,
+        answer,
+    })
 }
 
 /// See [`Store::last_chat_seq`](super::Store::last_chat_seq).

@@ -293,6 +293,19 @@ pub struct ChatRow {
     pub text: String,
     /// When it was accepted (stored to the microsecond).
     pub created_at: DateTime<Utc>,
+    /// A player's message: the cid it was sent with and the room version its ack carried, so a
+    /// retried cid gets the same answer after a restart. `None` for a spectator's message (their
+    /// cids are not remembered) and for messages stored before cids were.
+    pub answer: Option<ChatAnswer>,
+}
+
+/// The answer a player's chat message was given: one per `(room, seat, cid)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatAnswer {
+    /// The client id the message was sent with.
+    pub cid: String,
+    /// The room version its `ack` carried (chat leaves the version alone).
+    pub v: i64,
 }
 
 /// A room as stored: what the registry needs to rebuild its task after a restart.

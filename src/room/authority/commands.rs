@@ -13,7 +13,7 @@ use crate::room::state::{Absence, Decision, SeatChoice, lag_compensation_ms};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
-use crate::store::{RoomStatus, StoreError};
+use crate::store::{ChatAnswer, RoomStatus, StoreError};
 use crate::telemetry;
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -108,7 +108,10 @@ impl Authority {
     /// [`RoomState::decide`](crate::room::state::RoomState::decide): stored, sent to every
     /// connection that reads its channel (the writer's included), acknowledged with the room's
     /// current version (chat makes no event). A player's cid is remembered, so that a repeat gets
-    /// the same answer and the message is not repeated; spectators' cids are not remembered.
+    /// the same answer and the message is not repeated, after a restart too: it is stored with
+    /// the message. When it was already stored, by a try whose outcome was unknown, that message
+    /// is the one sent and answered. Spectators' cids are not remembered (nor stored): a spectator
+    /// has no seat to key them on.
     async fn chat(
         &mut self,
         conn: u64,
@@ -132,12 +135,26 @@ impl Authority {
             text,
             at: self.settings.clock.now_utc(),
         };
+        let v = self.state.version;
+        let answer = seat.map(|_| ChatAnswer {
+            cid: cid.clone(),
+            v,
+        });
         let posted = self
             .chat
-            .post(&self.store, self.state.id, message, &mut self.fanout)
+            .post(
+                &self.store,
+                self.state.id,
+                message,
+                answer,
+                &mut self.fanout,
+            )
             .await;
-        match posted {
-            Ok(dropped) => self.forget(dropped),
+        let v = match posted {
+            Ok((dropped, stored)) => {
+                self.forget(dropped);
+                stored.map_or(v, |first| first.v)
+            }
             Err(e) => {
                 warn!(error = %e, "a chat message could not be stored");
                 telemetry::command("chat", Some(Code::Unavailable.as_str()));
@@ -145,14 +162,12 @@ impl Authority {
                 self.reject(conn, &cid, Code::Unavailable, message);
                 return;
             }
-        }
+        };
         telemetry::command("chat", None);
-        let answer = Answer::Ack(self.state.version);
         if let Some(seat) = seat {
-            self.answers
-                .remember_unstored(seat, cid.clone(), answer.clone());
+            self.answers.remember_stored(seat, cid.clone(), v);
         }
-        self.answer(conn, &cid, answer);
+        self.answer(conn, &cid, Answer::Ack(v));
     }
 
     /// Command `cid` of connection `conn`: decided, stored, published, then answered.

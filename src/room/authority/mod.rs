@@ -43,7 +43,7 @@ use crate::clock::{Clock, millis};
 use crate::cluster::Ownership;
 use crate::protocol::{Code, close};
 use crate::rules::Seat;
-use crate::store::{RoomStatus, Store};
+use crate::store::{ChatAnswer, RoomStatus, Store};
 use crate::telemetry;
 
 /// The room task's state.
@@ -130,9 +130,13 @@ impl Authority {
         }
     }
 
-    /// The same task with the room's recent chat (read from the store at a restore).
-    pub fn with_chat(mut self, chat: RecentChat) -> Self {
+    /// The same task with the room's recent chat and the answers of its players' stored chat
+    /// cids (both read from the store at a restore).
+    pub fn with_chat(mut self, chat: RecentChat, answered: Vec<(Seat, ChatAnswer)>) -> Self {
         self.chat = chat;
+        for (seat, answer) in answered {
+            self.answers.remember_stored(seat, answer.cid, answer.v);
+        }
         self
     }
 
