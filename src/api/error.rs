@@ -74,11 +74,17 @@ impl IntoResponse for ApiError {
         let body = json!({"error": {"code": self.code, "message": self.message}});
         let mut response = (self.status, Json(body)).into_response();
         if let Some(wait) = self.retry_after {
-            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(retry_after_secs(wait)),
+            );
         }
         response
     }
+}
+
+/// A wait as the whole seconds of a `Retry-After` header and of the messages that name it:
+/// rounded up (a client retrying then is never early), at least 1.
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
 }

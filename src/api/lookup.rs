@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use super::AppState;
+use super::error::retry_after_secs;
 use crate::room::RoomHandle;
 use crate::store::StoreError;
 use crate::telemetry;
@@ -46,6 +47,22 @@ pub async fn find_room(
 pub fn limited_message(retry_after: Duration) -> String {
     format!(
         "too many room look-ups from this address; try again in {} s",
-        retry_after.as_secs().max(1)
+        retry_after_secs(retry_after)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_names_the_same_wait_as_the_retry_after_header() {
+        let wait = Duration::from_millis(3_200);
+        assert_eq!(retry_after_secs(wait), 4);
+        assert_eq!(
+            limited_message(wait),
+            "too many room look-ups from this address; try again in 4 s"
+        );
+        assert_eq!(retry_after_secs(Duration::ZERO), 1);
+    }
 }
