@@ -217,7 +217,9 @@ test('players chat both ways; the spectators\' channel reaches spectators only',
   await waitForChat(sok, 'good luck');
   await sok.fill('#chat-input', 'you too');
   await sok.click('#chat-send');
+  // The room sends the message to every reader in one pass, in no fixed order: wait for both.
   await waitForChat(dara, 'you too');
+  await waitForChat(sok, 'you too');
   assert.deepEqual(await chatTexts(dara), ['good luck', 'you too']);
   assert.deepEqual(await chatTexts(sok), ['good luck', 'you too']);
   assert.equal(await dara.inputValue('#chat-input'), '', 'the input empties once sent');

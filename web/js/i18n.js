@@ -85,6 +85,6 @@ export function colorName(game, color) {
 // A failed REST call (api.js ApiError) or refused command, for people.
 export function errorText(problem) {
   const key = `error.${problem.code}`;
-  const text = t(key);
+  const text = t(key, { message: problem.message });
   return text === key ? t('error.other', { message: problem.message }) : text;
 }
