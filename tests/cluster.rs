@@ -22,10 +22,13 @@ use uuid::Uuid;
 /// The lease of the tests' nodes: short, so a takeover is quick; renewals well inside it.
 const TTL_MS: u64 = 1500;
 
-fn cluster_args(ttl_ms: u64, renew_ms: u64) -> Vec<String> {
+/// A cluster node's flags, advertising `port` (where it listens).
+fn cluster_args(port: u16, ttl_ms: u64, renew_ms: u64) -> Vec<String> {
     [
+        "--bind",
+        &format!("127.0.0.1:{port}"),
         "--advertise-url",
-        "http://127.0.0.1:9",
+        &format!("http://127.0.0.1:{port}"),
         "--cluster-secret",
         "test-secret",
         "--lease-ttl-ms",
@@ -38,7 +41,7 @@ fn cluster_args(ttl_ms: u64, renew_ms: u64) -> Vec<String> {
 }
 
 fn node(url: &str, ttl_ms: u64, renew_ms: u64) -> Process {
-    let args = cluster_args(ttl_ms, renew_ms);
+    let args = cluster_args(support::server::free_port(), ttl_ms, renew_ms);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Process::start_with(url, &args, &[])
 }
@@ -305,13 +308,20 @@ async fn a_killed_owners_room_is_taken_over_within_a_second_of_its_lease_expiry(
     let (room_id, white_token, black_token, _white, _black, mut local, mut v) =
         game_on(a.addr, 4).await;
     let moves = moves();
-    // While a lives, b does not take its room: the client is told to try again.
-    assert_eq!(
-        try_hello(b.addr, &room_id, &white_token, v).await.err(),
-        Some(Some(1013))
-    );
+    // While a lives, b does not take its room: it relays the client to a, which welcomes it.
+    let (mut relayed, welcome) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("relayed to the owner");
+    assert_eq!(welcome["d"]["version"], v);
+    let (_, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(epoch, 1, "the relay claimed nothing");
 
     a.kill();
+    assert_eq!(
+        relayed.closed().await,
+        Some(1012),
+        "the relayed client reconnects"
+    );
     let killed = Instant::now();
     let mut white = hello_until_served(b.addr, &room_id, &white_token, v).await;
     let took = killed.elapsed();
@@ -417,4 +427,90 @@ async fn a_terminated_node_releases_its_rooms_at_once() {
     let (versions, epoch) = stored(&db.url, &room_id).await;
     assert_eq!(versions, (1..=v).collect::<Vec<_>>());
     assert_eq!(epoch, 2);
+}
+
+/// The counter `name`'s value (summed over its labels) in a node's `/metrics`; 0 when absent.
+async fn counter(addr: std::net::SocketAddr, name: &str) -> f64 {
+    let (_, metrics) = get_text(addr, "/metrics").await;
+    metrics
+        .lines()
+        .filter(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{'))
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_node_that_does_not_own_a_room_relays_its_clients_to_the_owner() {
+    let db = support::db::fresh_postgres().await;
+    let a = node(&db.url, TTL_MS, 300);
+    let b = node(&db.url, TTL_MS, 300);
+    let (status, created) = support::server::post(
+        a.addr,
+        "/api/rooms",
+        &json!({"game": "ouk-chatrang", "seat": "white", "name": "white"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let room_id = created["room_id"].as_str().unwrap().to_owned();
+    let code = created["invite_code"].as_str().unwrap().to_owned();
+    // The join is decided by the owner, a, though asked of b.
+    let (status, joined) = support::server::post(
+        b.addr,
+        &format!("/api/rooms/{code}/join"),
+        &json!({"name": "black"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{joined}");
+    assert_eq!(joined["seat"], 1);
+    let black_token = joined["seat_token"].as_str().unwrap().to_owned();
+    let white_token = created["seat_token"].as_str().unwrap().to_owned();
+    let (mut white, _) = Client::hello(a.addr, &code, Some(&white_token), None).await;
+    let (mut black, welcome) = Client::hello(b.addr, &code, Some(&black_token), None).await;
+    assert_eq!(welcome["d"]["seat"], 1, "{welcome}");
+    let (mut spectator, _) = Client::hello(b.addr, &room_id, None, Some(0)).await;
+    let mut local = Game::new();
+    let mut v = 3;
+    for mv in &moves()[..6] {
+        v = play(&mut white, &mut black, &mut local, mv, v).await;
+    }
+    // A second try of an acked command (the same cid) through the relay gets the first answer.
+    black.send_move("c4", &moves()[1], 4).await;
+    assert_eq!(black.answer("c4").await["d"], json!({"cid": "c4", "v": 5}));
+    // The spectator on b saw every event of the log, in order, once.
+    let mut seen = Vec::new();
+    while seen.last() != Some(&v) {
+        let frame = spectator.recv().await;
+        if let Some(event_v) = frame["v"].as_i64() {
+            seen.push(event_v);
+        }
+    }
+    let (versions, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(
+        seen, versions,
+        "the relayed spectator's stream is the stored log"
+    );
+    assert_eq!(
+        epoch, 1,
+        "a owns the room all along: nothing was claimed by b"
+    );
+    let (status, summary) = support::server::get(b.addr, &format!("/api/rooms/{code}")).await;
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(summary["version"], v);
+    assert_eq!(summary["seats"][1]["connected"], true, "{summary}");
+    assert_eq!(
+        counter(b.addr, "khanate_relayed_connections_total").await,
+        2.0
+    );
+    // 6 moves' worth of black's commands (3) and the retried one, plus the two REST requests.
+    assert_eq!(
+        counter(b.addr, "khanate_forwarded_commands_total").await,
+        6.0
+    );
+    assert_eq!(
+        counter(a.addr, "khanate_relayed_connections_total").await,
+        0.0
+    );
 }
