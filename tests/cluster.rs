@@ -514,3 +514,71 @@ async fn a_node_that_does_not_own_a_room_relays_its_clients_to_the_owner() {
         0.0
     );
 }
+
+/// The backend pids of every node's `LISTEN` connection.
+async fn listeners(url: &str) -> Vec<i32> {
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    sqlx::query_scalar(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_relayed_client_is_told_at_once_when_its_room_moves_even_after_the_listener_was_cut() {
+    let db = support::db::fresh_postgres().await;
+    // Rechecks from the table come once a TTL (20 s): only the notification can be this quick.
+    let a = node(&db.url, 20_000, 300);
+    let b = node(&db.url, 20_000, 300);
+    let (room_id, white_token, _black_token, _white, _black, _local, v) = game_on(a.addr, 2).await;
+    let (mut relayed, _) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("relayed to the owner");
+    // Both nodes' listeners lose their connections; they reconnect and listen again.
+    let cut = listeners(&db.url).await;
+    assert_eq!(cut.len(), 2, "one LISTEN connection per node");
+    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    for pid in &cut {
+        sqlx::query("SELECT pg_terminate_backend($1)")
+            .bind(pid)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listeners(&db.url)
+        .await
+        .iter()
+        .filter(|p| !cut.contains(p))
+        .count()
+        < 2
+    {
+        assert!(Instant::now() < deadline, "the listeners never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The room moves to b: a's lease is released as at a shutdown, without closing a's sockets.
+    sqlx::query("UPDATE rooms SET owner_node = NULL WHERE id = $1")
+        .bind(Uuid::parse_str(&room_id).unwrap())
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let moved = Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(5), relayed.closed()).await;
+    assert_eq!(closed, Ok(Some(1012)), "the relay ends when the room moves");
+    println!(
+        "relay ended {:?} after the room was released",
+        moved.elapsed()
+    );
+    let (_, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(epoch, 2, "b's sweep claimed it");
+    assert!(counter(b.addr, "khanate_listener_gaps_total").await >= 1.0);
+    assert!(counter(b.addr, "khanate_owner_notification_lag_seconds_count").await >= 1.0);
+    // Reconnecting, the client is served by b itself, from the log.
+    let (mut white, welcome) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("served");
+    assert_eq!(welcome["d"]["version"], v);
+    white.clear_pending();
+}
