@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tracing::debug;
 use uuid::Uuid;
@@ -33,6 +33,9 @@ use crate::telemetry;
 
 /// How long connecting to the owner and its first answer may take.
 const LINK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The chunk a link reads its socket in.
+const READ_BUFFER_BYTES: usize = 4096;
 
 /// A client's hello, linked to the room's owner, with the owner's first answer.
 pub struct Link {
@@ -107,9 +110,15 @@ pub async fn open(
         ..hello.clone()
     };
     let linking = async {
-        let (mut socket, _) = tokio_tungstenite::connect_async(request)
-            .await
-            .map_err(|e| unreachable(&e))?;
+        // As on the client side of every connection (api/ws.rs): small buffers, since a node
+        // may relay thousands of clients and the frames are at most a few KiB.
+        let config = WebSocketConfig::default()
+            .read_buffer_size(READ_BUFFER_BYTES)
+            .write_buffer_size(0);
+        let (mut socket, _) =
+            tokio_tungstenite::connect_async_with_config(request, Some(config), true)
+                .await
+                .map_err(|e| unreachable(&e))?;
         let text = protocol::frame("hello", None, &hello);
         socket
             .send(Message::text(text))
@@ -187,6 +196,8 @@ pub async fn pipe(
                             code: f.code.into(),
                             reason: f.reason.as_str().into(),
                         });
+                        // Sends the closing handshake's answer the client waits for.
+                        let _ = to_client.close().await;
                         break (None, Some(Message::Close(frame)));
                     }
                     Some(Ok(ws::Message::Ping(_) | ws::Message::Pong(_))) => continue,
