@@ -11,7 +11,8 @@ use khanate::rules::Rules;
 use khanate::rules::ouk_chatrang::Game;
 use khanate::store::postgres::Claim;
 use khanate::store::{
-    Commit, EventRow, RoomRef, RoomRow, RoomStatus, Store, StoreError, Visibility,
+    ChatAnswer, ChatRow, Commit, EventRow, RoomRef, RoomRow, RoomStatus, Store, StoreError,
+    Visibility,
 };
 use serde_json::json;
 use sqlx::Connection;
@@ -204,6 +205,55 @@ async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path()
         .unwrap();
     let versions: Vec<i64> = stored.events.iter().map(|e| e.v).collect();
     assert_eq!(versions, [1, 2]);
+
+    // Chat too: a fenced owner stores no message (it would take a seq the new owner will use).
+    let chat = |seq: i64, cid: Option<&str>| ChatRow {
+        seq,
+        channel: "players".to_owned(),
+        seat: Some(0),
+        name: None,
+        text: format!("message {seq}"),
+        created_at: Utc::now(),
+        answer: cid.map(|cid| ChatAnswer {
+            cid: cid.to_owned(),
+            v: 2,
+        }),
+    };
+    for row in [chat(1, None), chat(1, Some("c1"))] {
+        match store.insert_chat(room_id, &row, Some(1)).await {
+            Err(StoreError::Fenced {
+                epoch: 1, found: 2, ..
+            }) => {}
+            other => panic!("expected a fencing refusal, got {other:?}"),
+        }
+    }
+    assert!(
+        store
+            .insert_chat(room_id, &chat(1, Some("c1")), Some(2))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .insert_chat(room_id, &chat(2, Some("c1")), Some(2))
+            .await
+            .unwrap(),
+        "a cid stored once, at the right epoch too"
+    );
+    assert!(
+        store
+            .insert_chat(room_id, &chat(3, None), Some(2))
+            .await
+            .unwrap()
+    );
+    let seqs: Vec<i64> = store
+        .chat(room_id, "players", None)
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.seq)
+        .collect();
+    assert_eq!(seqs, [1, 3]);
 }
 
 /// Says hello on `addr`: the client and its welcome, or the close code when the node refuses.
