@@ -525,7 +525,8 @@ mod tests {
         assert_eq!(dropped[0].seat, Some(1));
         assert_eq!(fanout.len(), 2);
 
-        // Reconnecting after version 1, White is replayed versions 2 and 3, legal moves included.
+        // Reconnecting after version 1, White is replayed versions 2 and 3, legal moves included,
+        // then told that one spectator watches.
         let (white, mut white_frames) = newcomer(Some(0), 64);
         fanout
             .connect(white, Some(1), &room, nothing_to_catch_up())
@@ -534,7 +535,8 @@ mod tests {
             received(&mut white_frames)[1..],
             [
                 event("seat_taken", 2, false),
-                event("game_started", 3, true)
+                event("game_started", 3, true),
+                ("spectators".to_owned(), None, false)
             ]
         );
     }
