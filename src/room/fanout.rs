@@ -215,10 +215,10 @@ impl Fanout {
                     };
                     frames.push(protocol::frame("chat_history", None, &history).into());
                 }
-                // No snapshot says how many watch: a count that has not changed since would
-                // never reach this client otherwise.
-                let count = self.spectators() + u32::from(seat.is_none());
-                if count > 0 {
+                // No snapshot says how many watch. A spectator's arrival changes the count, which
+                // every connection is then told; a player's does not, so it is told here.
+                let count = self.spectators();
+                if seat.is_some() && count > 0 {
                     let spectators = SpectatorCount { count };
                     frames.push(protocol::frame("spectators", None, &spectators).into());
                 }

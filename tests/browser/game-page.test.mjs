@@ -1,7 +1,9 @@
 // The finished-game page /g/{room_id}: a game played in two browsers to its end links to its
 // page, which shows the result and the players' final clocks, replays from the start to the end
 // with the buttons and the arrow keys (every position shown equals the server's record), marks
-// the check on the last move, and speaks Korean; a page for no finished game says so.
+// the check on the last move, and speaks Korean; the home page lists it among the recently
+// finished games, and a waiting room with its creator and clock; a page for no finished game
+// says so.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,8 @@ const START = '4k3/r7/8/8/8/8/8/R2K4 w - - 0 1';
 
 let server;
 let browser;
+// The room of the game the first test finished.
+let finishedRoom = null;
 
 before(async () => {
   server = await startServer('game-page');
@@ -51,7 +55,7 @@ async function showsPly(page, ply) {
 
 test('a finished game\'s page shows its result and replays to the end', async (t) => {
   const { first: dara, second: sok } = await twoPlayers(t, browser, server, {
-    game: 'ouk-chatrang', startPosition: START, clock: '300+3',
+    game: 'ouk-chatrang', startPosition: START, clock: '300+3', visibility: 'public',
   });
   let v = await playMove(dara, ['a1', 'a7']);
   await waitForRoom(sok, { toMove: '1' });
@@ -112,6 +116,29 @@ test('a finished game\'s page shows its result and replays to the end', async (t
   const korean = await eventually(() => page.locator('#result').innerText(), (text) => /[\uac00-\ud7a3]/.test(text));
   assert.match(korean, /Dara/);
   await screenshot(page, 'game-page-ko');
+  finishedRoom = roomId;
+});
+
+test('the home page lists recently finished games, and a waiting room\'s creator and clock', async (t) => {
+  assert.ok(finishedRoom, 'the game of the first test');
+  const created = await fetch(`${server.url}/api/rooms`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ game: 'khan', name: 'Ana', visibility: 'public', clock: { initial_s: 600, increment_s: 5 } }),
+  });
+  assert.equal(created.status, 201);
+  const page = await newPage(t, browser, { viewport: 'phone' });
+  await page.goto(`${server.url}/`);
+  const waiting = page.locator('#lobby li .lobby-meta');
+  await waiting.waitFor();
+  assert.equal(await waiting.innerText(), 'by Ana · 10 min + 5 s');
+  const finished = page.locator(`#recent-games li[data-room="${finishedRoom}"] a`);
+  await finished.waitFor();
+  assert.match(await finished.innerText(), /Ouk Chatrang: White \(Dara\) – Black \(Sok\)/);
+  await screenshot(page, 'home-recent-games');
+  await finished.click();
+  await page.waitForURL(new RegExp(`/g/${finishedRoom}$`));
+  await page.waitForSelector('#room[data-ready="true"]');
 });
 
 test('the page of no finished game says so', async (t) => {
