@@ -102,6 +102,44 @@ mod tests {
     }
 
     #[test]
+    fn a_player_who_left_a_three_player_game_resigns_where_the_record_says() {
+        let setup = GameOptions {
+            players: Some(3),
+            ..GameOptions::default()
+        };
+        let mut played = AnyGame::new(GameKind::KhanTsin, &setup).unwrap();
+        let start = played.position();
+        let (mut moves, mut positions, mut seats) = (Vec::new(), Vec::new(), Vec::new());
+        for ply in 0..8 {
+            if ply == 3 {
+                played.resign(1).unwrap();
+            }
+            let seat = played.to_move().unwrap();
+            let mv = played.legal_moves()[0].clone();
+            played.play(&mv).unwrap();
+            moves.push(mv);
+            positions.push(played.position());
+            seats.push(seat);
+        }
+        let plies = replay(GameKind::KhanTsin, &start, &moves, &[(1, 3)]).unwrap();
+        let replayed: Vec<(Seat, String)> =
+            plies.iter().map(|p| (p.seat, p.position.clone())).collect();
+        assert_eq!(
+            replayed,
+            seats.into_iter().zip(positions).collect::<Vec<_>>()
+        );
+        assert!(
+            !replayed[3..].iter().any(|(seat, _)| *seat == 1),
+            "seat 1 left"
+        );
+        assert!(
+            plies
+                .iter()
+                .all(|p| p.captured.is_empty() && p.material.is_none())
+        );
+    }
+
+    #[test]
     fn a_move_the_rules_refuse_is_an_error() {
         let moves = vec!["e3e5".to_owned()];
         assert!(
