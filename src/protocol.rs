@@ -834,6 +834,7 @@ pub struct Snapshot {
     /// The seat of the room's creator (the `seat_taken` of version 1); `null` before it.
     pub created_by: Option<Seat>,
     /// How many spectator connections the room has (the recipient included, if it is one).
+    #[serde(default)]
     pub spectators: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Every legal move, only in the snapshot sent to the seat on move; absent otherwise.
