@@ -141,6 +141,43 @@ test('the home page lists recently finished games, and a waiting room\'s creator
   await page.waitForSelector('#room[data-ready="true"]');
 });
 
+// The occupied squares of a Khan position text (ranks 10 to 1, files a to j), sorted.
+function khanOccupied(text) {
+  const squares = [];
+  text.split(' ')[0].split('/').forEach((row, i) => {
+    let file = 0;
+    for (const [token] of row.matchAll(/\d+|[a-zA-Z]/g)) {
+      if (/\d/.test(token)) file += Number(token);
+      else squares.push(`${'abcdefghij'[file++]}${10 - i}`);
+    }
+  });
+  return squares.sort();
+}
+
+test('a Khan game\'s page replays its custodian capture', async (t) => {
+  // White's Khan c2 steps to c3, beside Black's Soldier d3 with White's Khan e3 beyond it.
+  const start = '10/s9/9k/10/10/10/10/3sK5/2K7/S9 w';
+  const { first: ana, second: bo } = await twoPlayers(t, browser, server, { game: 'khan', startPosition: start });
+  await playMove(ana, ['c2', 'c3']);
+  await waitForRoom(bo, { toMove: '1' });
+  await bo.click('#resign');
+  await waitForRoom(ana, { status: 'finished' });
+  const roomId = (await ana.locator('#game-page-link').getAttribute('href')).split('/').at(-1);
+  const record = await (await fetch(`${server.url}/api/games/${roomId}`)).json();
+  assert.deepEqual(record.history[0].captured, ['d3']);
+
+  const page = await newPage(t, browser, { viewport: 'phone' });
+  await page.goto(`${server.url}/g/${roomId}`);
+  await page.waitForSelector('#room[data-ready="true"]');
+  await showsPly(page, 1);
+  assert.deepEqual(await shownPieces(page), khanOccupied(record.final_position));
+  assert.ok(!(await shownPieces(page)).includes('d3'), 'the captured Soldier is gone');
+  await page.click('#back');
+  await showsPly(page, 0);
+  assert.deepEqual(await shownPieces(page), khanOccupied(start));
+  await screenshot(page, 'game-page-khan-phone');
+});
+
 test('the page of no finished game says so', async (t) => {
   const page = await newPage(t, browser, { viewport: 'phone' });
   allowErrors(page, /status of 404/);
