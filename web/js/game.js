@@ -85,12 +85,27 @@ function renderPlayers() {
   }
 }
 
+// A Khan-Tsin move in words, its colour from the record's `history` (as the room page says it);
+// the other games' moves as the server wrote them.
+function moveText(i, color) {
+  const display = record.display_moves[i];
+  if (record.game !== 'khan-tsin' || !color) return display;
+  const name = colorName(record.game, color);
+  if (display === 'pass') return t('room.kt.pass', { color: name });
+  const placed = /^([pK])(\d+)$/.exec(record.moves[i] ?? '');
+  if (placed) {
+    return t(placed[1] === 'K' ? 'room.kt.placed_khan' : 'room.kt.placed_pawn', { color: name, square: placed[2] });
+  }
+  const shift = /^(\d+:\d+[+-]) to (\d+)$/.exec(display);
+  return shift ? t('room.kt.moved', { color: name, move: record.moves[i], square: shift[2] }) : display;
+}
+
 function renderMoves() {
   const list = $('#moves');
   const pairs = record.game !== 'khan-tsin';
   list.classList.toggle('pairs', pairs);
   const firstSeat = record.history[0]?.seat ?? 0;
-  list.replaceChildren(...record.display_moves.map((display, i) => {
+  list.replaceChildren(...record.display_moves.map((_, i) => {
     const li = document.createElement('li');
     const seat = record.history[i]?.seat;
     const color = record.players.find((p) => p.seat === seat)?.color;
@@ -103,7 +118,7 @@ function renderMoves() {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'link';
-    button.textContent = display;
+    button.textContent = moveText(i, color);
     button.addEventListener('click', () => show(i + 1));
     li.append(button);
     li.dataset.ply = i + 1;
