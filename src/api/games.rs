@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::extract::ApiPath;
 use super::history;
 use super::{pgn, record};
-use crate::store::{GameRecord, MoveRow};
+use crate::store::GameRecord;
 
 /// How many games `GET /api/games` lists when not told: a home page's worth.
 const DEFAULT_RECENT: i64 = 10;
@@ -71,7 +71,7 @@ fn recent_limit(query: Option<&str>) -> Result<i64, ApiError> {
 /// The record's `history`: its moves replayed through the rules (see [`history`]). A record the
 /// rules do not replay is a stored game this server did not make: its history is then left
 /// empty, and the rest of the record still answers.
-fn history_of(record: &GameRecord, rows: &[MoveRow]) -> Vec<Value> {
+fn history_of(record: &GameRecord) -> Vec<Value> {
     let left_after: Vec<_> = record
         .players
         .as_array()
@@ -88,13 +88,7 @@ fn history_of(record: &GameRecord, rows: &[MoveRow]) -> Vec<Value> {
         &record.moves,
         &left_after,
     ) {
-        Ok(plies) if plies.len() == rows.len() || rows.is_empty() => {
-            plies.iter().map(history::Ply::to_json).collect()
-        }
-        Ok(_) => {
-            warn!(room_id = %record.room_id, "the stored moves and the record disagree");
-            Vec::new()
-        }
+        Ok(plies) => plies.iter().map(history::Ply::to_json).collect(),
         Err(e) => {
             warn!(room_id = %record.room_id, error = %e, "a finished game does not replay");
             Vec::new()
@@ -131,7 +125,7 @@ pub async fn game_record(
             })
         })
         .collect();
-    let history = history_of(&record, &state.store.moves(record.room_id).await?);
+    let history = history_of(&record);
     let clock = state.store.final_clock(record.room_id).await?;
     // The game's own state after each move that had some, each with its ply (Ouk Chatrang: every
     // count as it ran).
