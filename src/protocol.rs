@@ -866,7 +866,8 @@ pub struct Snapshot {
     pub clock: Option<ClockView>,
 }
 
-/// One move of a room's history as the snapshot and the game record give it.
+/// One move of a room's history as the snapshot gives it (the game record's entries add `material`
+/// and `check`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryEntry {
     /// The seat that played it.
