@@ -13,7 +13,7 @@
 // pass-and-play table) comes in unversioned frames: players write and read the players' channel,
 // spectators write their own channel and read both.
 
-import { joinRoom, roomSummary, roomUrl, homeUrl } from './api.js';
+import { joinRoom, roomSummary, roomUrl, homeUrl, gameUrl } from './api.js';
 import { RoomSocket } from './socket.js';
 import { forgetSeat, heldSeats, keepSeat, lastName, rememberName } from './seats.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
@@ -460,6 +460,8 @@ function renderDownload() {
   pgn.hidden = room.game !== 'ouk-chatrang';
   pgn.href = `api/games/${encodeURIComponent(room.id)}/pgn`;
   pgn.setAttribute('download', `${room.game}-${room.id}.pgn`);
+  // The finished game's own page (web/js/game.js): replay, result, final clocks.
+  $('#game-page-link').href = gameUrl(room.id);
 }
 
 // The legal moves of the seat on move when this browser holds it and they are for the current
