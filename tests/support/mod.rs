@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod db;
+pub mod nginx;
 pub mod rooms;
 pub mod server;
 pub mod ws;
