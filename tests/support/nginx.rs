@@ -49,7 +49,7 @@ fn nginx_binary() -> PathBuf {
 /// exactly `line` — or, with `prefix`, start with it — become `to` (nothing: dropped), and there
 /// must be `at_least..=at_most` of them.
 pub struct Change {
-    pub line: &'static str,
+    pub line: String,
     pub prefix: bool,
     pub to: Vec<String>,
     pub at_least: usize,
@@ -58,9 +58,9 @@ pub struct Change {
 
 impl Change {
     /// The one line exactly `line` becomes `to`.
-    pub fn once(line: &'static str, to: &[String]) -> Change {
+    pub fn once(line: &str, to: &[String]) -> Change {
         Change {
-            line,
+            line: line.to_owned(),
             prefix: false,
             to: to.to_vec(),
             at_least: 1,
@@ -69,9 +69,9 @@ impl Change {
     }
 
     /// Every line starting with `prefix` (at least `at_least` of them) is dropped.
-    pub fn drop_all(prefix: &'static str, at_least: usize) -> Change {
+    pub fn drop_all(prefix: &str, at_least: usize) -> Change {
         Change {
-            line: prefix,
+            line: prefix.to_owned(),
             prefix: true,
             to: Vec::new(),
             at_least,
@@ -93,7 +93,7 @@ pub fn derive(name: &str, shipped: &str, changes: &[Change], by: &str) -> String
         let found = changes.iter().position(|c| {
             !code.starts_with('#')
                 && if c.prefix {
-                    code.starts_with(c.line)
+                    code.starts_with(&c.line)
                 } else {
                     code == c.line
                 }

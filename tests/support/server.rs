@@ -76,8 +76,9 @@ impl Process {
         Process::start_with(database_url, &[], &[])
     }
 
-    /// [`Process::start`] with `extra` arguments (a limit among them replaces the tests'), run
-    /// under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`) when not empty.
+    /// [`Process::start`] with `extra` arguments (a limit or `--bind` among them replaces the
+    /// tests'), run under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`)
+    /// when not empty.
     pub fn start_with(database_url: &str, extra: &[&str], wrapper: &[&str]) -> Process {
         // The limits of the in-process test servers: tests play much faster than people.
         let limits = Config::for_tests(database_url).limits;
@@ -113,14 +114,16 @@ impl Process {
             }
             None => Command::new(binary),
         };
+        // An ephemeral port unless `extra` names one (a cluster node must know its own first).
+        let bind = if extra.contains(&"--bind") {
+            &[][..]
+        } else {
+            &["--bind", "127.0.0.1:0"][..]
+        };
         let mut child = command
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--database-url",
-                database_url,
-            ])
+            .arg("serve")
+            .args(bind)
+            .args(["--database-url", database_url])
             .args(
                 defaults
                     .iter()
@@ -145,6 +148,11 @@ impl Process {
             .parse()
             .expect("an address");
         Process { addr, child }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends `signal` (`"STOP"`, `"CONT"`, `"TERM"`, ...) with kill(1).
