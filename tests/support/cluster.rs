@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use super::db::PgDatabase;
 use super::nginx::{Change, Nginx, PROXY_IP};
-use super::server::{Process, get_text};
+use super::server::{Process, free_port, get_text};
 
 /// The file under test.
 pub const SHIPPED: &str = concat!(
@@ -42,13 +42,6 @@ pub const SHORT_LEASE: Lease = Lease {
     ttl_ms: 1500,
     renew_ms: 300,
 };
-
-/// A port on 127.0.0.1 that was free a moment ago (bound by the kernel's choice, then released).
-fn free_port() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free loopback port")
-}
 
 /// One node: its address, fixed for its whole life (restarts included), and its process while it
 /// runs.
@@ -152,7 +145,10 @@ impl Cluster {
             .await
             .expect("migrations apply");
         let nodes: Vec<Node> = (0..n)
-            .map(|_| Node::start(&db.url, free_port(), lease))
+            .map(|_| {
+                let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+                Node::start(&db.url, addr, lease)
+            })
             .collect();
         let upstreams: Vec<SocketAddr> = nodes.iter().map(|node| node.addr).collect();
         let nginx = Nginx::start(SHIPPED, |shipped, addr, redirect_addr| {

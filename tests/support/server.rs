@@ -63,6 +63,15 @@ impl TestServer {
     }
 }
 
+/// A loopback port free a moment ago, for a server that must know its address before it starts
+/// (a cluster node's `--advertise-url`).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 /// The server binary as a child process, killed (not shut down) on drop or by [`Process::kill`].
 pub struct Process {
     pub addr: SocketAddr,
@@ -77,8 +86,8 @@ impl Process {
     }
 
     /// [`Process::start`] with `extra` arguments (a limit or `--bind` among them replaces the
-    /// tests'), run under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`)
-    /// when not empty.
+    /// tests'), run
+    /// under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`) when not empty.
     pub fn start_with(database_url: &str, extra: &[&str], wrapper: &[&str]) -> Process {
         // The limits of the in-process test servers: tests play much faster than people.
         let limits = Config::for_tests(database_url).limits;
@@ -114,16 +123,10 @@ impl Process {
             }
             None => Command::new(binary),
         };
-        // An ephemeral port unless `extra` names one (a cluster node must know its own first).
-        let bind = if extra.contains(&"--bind") {
-            &[][..]
-        } else {
-            &["--bind", "127.0.0.1:0"][..]
-        };
+        let bind = ["--bind", "127.0.0.1:0"];
         let mut child = command
-            .arg("serve")
-            .args(bind)
-            .args(["--database-url", database_url])
+            .args(["serve", "--database-url", database_url])
+            .args(bind.iter().filter(|_| !extra.contains(&"--bind")))
             .args(
                 defaults
                     .iter()
@@ -131,7 +134,10 @@ impl Process {
                     .flat_map(|(flag, value)| [*flag, value.as_str()]),
             )
             .args(extra)
-            .env("RUST_LOG", "warn")
+            .env(
+                "RUST_LOG",
+                std::env::var("KHANATE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

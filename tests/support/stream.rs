@@ -82,7 +82,7 @@ pub struct Follower {
     pub start_v: i64,
     /// The newest version received.
     pub v: i64,
-    /// Every event after `start_v`, in the order received (duplicates and holes included).
+    /// Every event after `start_v`, in the order received (a hole or a duplicate panics).
     pub events: Vec<Seen>,
     pub reconnects: Vec<Reconnect>,
     /// Snapshots received after the first one: a reconnect that was not replayed its events.
@@ -143,7 +143,17 @@ impl Follower {
             let cid = frame["d"]["cid"].as_str().unwrap_or_default().to_owned();
             self.answers.entry(cid).or_insert_with(|| frame.clone());
         } else if let Some(seen) = Seen::of(frame) {
-            self.v = self.v.max(seen.v);
+            // Said at once (the full comparison with the log comes later): a hole or a
+            // duplicate would otherwise show only as a wait for a version that never comes.
+            assert_eq!(
+                seen.v,
+                self.v + 1,
+                "room {}: after v{} came {frame} (through {:?})",
+                self.room,
+                self.v,
+                self.entrance()
+            );
+            self.v = seen.v;
             self.events.push(seen);
         }
     }
