@@ -530,6 +530,17 @@ fn markdown(report: &Report) -> String {
             }),
         ),
         (
+            "each node's RSS peak, MiB",
+            Box::new(move |p| {
+                let cells: Vec<String> = p.node_rss_peak_mib.iter().map(|m| opt(*m)).collect();
+                if cells.is_empty() {
+                    "–".to_owned()
+                } else {
+                    cells.join(" + ")
+                }
+            }),
+        ),
+        (
             "rows written (moves, events, all)",
             Box::new(|p| match &p.rows_written {
                 Some(r) => format!("{}, {}, {}", r.moves, r.room_events, r.all_tables),
