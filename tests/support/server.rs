@@ -168,6 +168,38 @@ impl Process {
             .status()
             .expect("kill runs");
         assert!(sent.success(), "kill -{signal}");
+        if signal == "STOP" {
+            self.wait_stopped();
+        }
+    }
+
+    /// Waits until every thread of the process is stopped (`T` in `/proc/{pid}/task/*/stat`):
+    /// kill(1) returns once the signal is sent, and a thread already running may still do some
+    /// work (commit a move) before it stops.
+    fn wait_stopped(&self) {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let stopped = std::fs::read_dir(&tasks)
+                .expect("the process's threads")
+                .all(|task| {
+                    let stat = task
+                        .ok()
+                        .and_then(|task| std::fs::read_to_string(task.path().join("stat")).ok())
+                        .unwrap_or_default();
+                    // The state follows the command name, which is in parentheses.
+                    stat.rsplit_once(") ")
+                        .is_some_and(|(_, rest)| rest.starts_with('T') || rest.starts_with('t'))
+                });
+            if stopped {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the process never stopped"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 
     /// Waits for the process to exit (after a SIGTERM) and returns whether it exited cleanly.
