@@ -107,7 +107,27 @@ pub fn bot_search(level: u8, waited: Duration, searched: Duration) {
     histogram!("khanate_bot_search_seconds", "level" => level).record(searched.as_secs_f64());
 }
 
-/// Rooms whose task runs on this node under a claim (cluster mode).
+/// Cluster mode: every cluster metric at zero, so that each has a series to watch (an alert on
+/// `increase(khanate_self_fences_total[5m])`, say) before its first event.
+pub fn cluster_joined() {
+    gauge!("khanate_rooms_owned").increment(0.0);
+    for name in [
+        "khanate_takeovers_total",
+        "khanate_fencing_refusals_total",
+        "khanate_self_fences_total",
+        "khanate_relayed_connections_total",
+        "khanate_listener_gaps_total",
+        "khanate_moves_repaired_total",
+    ] {
+        counter!(name).increment(0);
+    }
+    for via in ["websocket", "rest"] {
+        counter!("khanate_forwarded_commands_total", "via" => via).increment(0);
+    }
+}
+
+/// Rooms whose task runs on this node under a claim (cluster mode), finished ones still in
+/// memory included.
 pub fn room_owned(delta: f64) {
     gauge!("khanate_rooms_owned").increment(delta);
 }

@@ -78,6 +78,15 @@ fn digest(secret: &[u8]) -> [u8; 32] {
     Sha256::digest(secret).into()
 }
 
+/// Why a room stops being served here (see [`Ownership::lost`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// The node could not renew its lease in time.
+    Fenced,
+    /// The node is leaving the cluster (shutting down).
+    Left,
+}
+
 /// A room this node owns: the epoch of its claim, and the lease it holds the room under.
 #[derive(Clone, Debug)]
 pub struct Ownership {
@@ -112,6 +121,7 @@ impl Node {
             sent,
             publish,
         ));
+        telemetry::cluster_joined();
         let moves = Arc::new(moves::Moves::default());
         let listening = tokio::spawn(moves::listen(pg.clone(), moves.clone(), mode.lease_renew));
         let rechecking = tokio::spawn(moves::recheck(pg.clone(), moves.clone(), mode.lease_ttl));
@@ -246,13 +256,17 @@ impl Ownership {
         self.epoch
     }
 
-    /// Returns once the room must stop being served here: the node self-fenced since the claim
-    /// (or the lease watcher ended). Cancel-safe.
-    pub async fn lost(&mut self) {
+    /// Returns once the room must stop being served here, and why: the node self-fenced since
+    /// the claim, or it is leaving the cluster (its lease watcher ended). Cancel-safe.
+    pub async fn lost(&mut self) -> Lost {
         let generation = self.generation;
-        let _ = self
+        match self
             .lease
             .wait_for(|lease| lease.generation != generation || !lease.serving)
-            .await;
+            .await
+        {
+            Ok(_) => Lost::Fenced,
+            Err(_) => Lost::Left,
+        }
     }
 }

@@ -40,7 +40,7 @@ use super::{
 };
 use crate::bot::Level;
 use crate::clock::{Clock, millis};
-use crate::cluster::Ownership;
+use crate::cluster::{Lost, Ownership};
 use crate::protocol::{Code, close};
 use crate::rules::Seat;
 use crate::store::{ChatAnswer, RoomStatus, Store};
@@ -76,11 +76,11 @@ enum Wake {
     Request(Option<Request>),
     Waited,
     Flag,
-    Fenced,
+    Lost(Lost),
 }
 
-/// Returns once this node must stop serving the room, or never on a single node.
-async fn lost(ownership: &mut Option<Ownership>) {
+/// Returns once this node must stop serving the room, and why; never on a single node.
+async fn lost(ownership: &mut Option<Ownership>) -> Lost {
     match ownership {
         Some(ownership) => ownership.lost().await,
         None => std::future::pending().await,
@@ -211,7 +211,7 @@ impl Authority {
                 () = sleep_until(&clock, deadline) => Wake::Flag,
                 () = sleep_until(&clock, wait) => Wake::Waited,
                 request = inbox.recv() => Wake::Request(request),
-                () = lost(&mut self.ownership) => Wake::Fenced,
+                why = lost(&mut self.ownership) => Wake::Lost(why),
             };
             match wake {
                 Wake::Flag => {
@@ -237,9 +237,14 @@ impl Authority {
                     telemetry::eviction("idle");
                     break;
                 }
-                Wake::Fenced => {
+                Wake::Lost(Lost::Fenced) => {
                     info!("this node self-fenced: the room stops here; its clients reconnect");
                     telemetry::eviction("fenced");
+                    break;
+                }
+                Wake::Lost(Lost::Left) => {
+                    debug!("this node is leaving the cluster: the room stops here");
+                    telemetry::eviction("shutdown");
                     break;
                 }
                 Wake::Request(None) => break,
