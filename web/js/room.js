@@ -762,7 +762,9 @@ function renderMoves() {
       return li;
     }),
   );
-  list.lastElementChild?.scrollIntoView({ block: 'nearest' });
+  // The list scrolls inside its own box; the page itself never moves (scrollIntoView would scroll
+  // every scrollable ancestor, the window too, taking the board off a phone's screen).
+  list.scrollTop = list.scrollHeight;
 }
 
 function renderInvite() {
@@ -824,6 +826,9 @@ function connect() {
       token,
       // A spectator is named in the spectators' chat by the name last typed in this browser.
       name: token ? null : lastName() || null,
+      // A timed game resumes from a snapshot: its clock is the server's now (the server gives
+      // back the time it was down; replayed events would only repeat the clocks of before).
+      resumeFromSnapshot: () => room.clock !== null && room.status === 'playing',
       onFrame: (frame) => receive(seat, frame),
       onState: (s) => socketState(seat, s),
     });

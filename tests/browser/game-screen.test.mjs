@@ -1,0 +1,172 @@
+// The game screen stays calm (issue 18): the page never scrolls by itself while a game is played,
+// the board stays wholly in view on a phone and a desktop, the clocks come back from the server
+// after it was killed and restarted, and a long Khan jump chain stays inside its cell of the move
+// list.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { allowErrors, launchBrowser, newPage, screenshot } from './lib/browser.mjs';
+import {
+  clickSquare, createRoom, eventually, playMove, roomState, startMove, twoPlayers, waitForConnection, waitForRoom, waitForVersion,
+} from './lib/pages.mjs';
+import { sleep, startServer } from './lib/server.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer('game-screen');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Where the page stands: its own scroll, the side panel's, and whether the board and the clocks
+// lie wholly inside the window.
+async function layout(page) {
+  return page.evaluate(() => {
+    const inView = (el) => {
+      if (!el) return null;
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+    };
+    const clocks = [...document.querySelectorAll('.clock[data-seat]')];
+    return {
+      pageScroll: Math.round(scrollY),
+      sideScroll: Math.round(document.querySelector('#side').scrollTop),
+      board: inView(document.querySelector('#board svg')),
+      clocks: clocks.length === 0 ? null : clocks.every(inView),
+      moves: document.querySelectorAll('#moves li').length,
+    };
+  });
+}
+
+test('thirty moves move neither the page nor the board, on a desktop and a phone', async (t) => {
+  // Knights out and back (Ouk Chatrang's start: no pawn stands on e2 or e7).
+  const { first: white, second: black } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  const shuffle = [['g1', 'e2'], ['g8', 'e7'], ['e2', 'g1'], ['e7', 'g8']];
+  let version = (await roomState(white)).version;
+  for (let ply = 0; ply < 30; ply += 1) {
+    const mover = ply % 2 === 0 ? white : black;
+    await waitForRoom(mover, { toMove: String(ply % 2) });
+    version = await playMove(mover, shuffle[ply % 4]);
+    for (const [name, page] of [['desktop', white], ['phone', black]]) {
+      await waitForVersion(page, version);
+      const seen = await layout(page);
+      assert.deepEqual(
+        { pageScroll: seen.pageScroll, sideScroll: seen.sideScroll, board: seen.board, moves: seen.moves },
+        { pageScroll: 0, sideScroll: 0, board: true, moves: ply + 1 },
+        `${name} after move ${ply + 1}`,
+      );
+    }
+  }
+  // The move list scrolled inside its own box: its last move is in view within it.
+  for (const page of [white, black]) {
+    const last = await page.evaluate(() => {
+      const list = document.querySelector('#moves').getBoundingClientRect();
+      const li = document.querySelector('#moves li:last-child').getBoundingClientRect();
+      return li.top >= list.top - 0.5 && li.bottom <= list.bottom + 0.5;
+    });
+    assert.equal(last, true, 'the last move is scrolled into the move list');
+  }
+  await screenshot(white, 'game-screen-30-desktop');
+  await screenshot(black, 'game-screen-30-phone');
+});
+
+// Each seat's time left now (ms) by the server: a snapshot from a fresh spectator's WebSocket
+// opened from `page`, counted on to this instant. And what `page` shows at that instant.
+async function serverAndShownClocks(page, roomId) {
+  return page.evaluate(async (room) => {
+    const url = new URL('ws', document.baseURI);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const snapshot = await new Promise((resolve, reject) => {
+      const ws = new WebSocket(url);
+      ws.onopen = () => ws.send(JSON.stringify({ t: 'hello', d: { protocol: 1, room } }));
+      ws.onmessage = (message) => {
+        const frame = JSON.parse(message.data);
+        if (frame.t === 'snapshot') {
+          ws.close();
+          resolve(frame.d);
+        }
+      };
+      ws.onerror = () => reject(new Error('the spectator socket failed'));
+    });
+    const { remaining_ms: remaining, running, at } = snapshot.clock;
+    const server = remaining.map((ms, seat) => (seat === running ? ms - (Date.now() - Date.parse(at)) : ms));
+    const toMs = (text) => {
+      const [main, tenths = '0'] = text.split('.');
+      return main.split(':').map(Number).reduce((acc, n) => acc * 60 + n, 0) * 1000 + Number(tenths) * 100;
+    };
+    const shown = [...document.querySelectorAll('.clock[data-seat]')]
+      .sort((a, b) => a.dataset.seat - b.dataset.seat)
+      .map((el) => toMs(el.textContent));
+    return { server, shown };
+  }, roomId);
+}
+
+test('after a server kill and restart the clocks shown are the server\'s', async (t) => {
+  const { first: white, second: black, invite } = await twoPlayers(t, browser, server, {
+    game: 'ouk-chatrang', clock: '600+5',
+  });
+  for (const page of [white, black]) allowErrors(page, /net::ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/);
+  const version = await playMove(white, ['e3', 'e4']);
+  await waitForVersion(black, version);
+  await waitForConnection(white, 'online');
+  await waitForConnection(black, 'online');
+  const code = new URL(invite).pathname.split('/').pop();
+  const { room_id: roomId } = await (await fetch(`${server.url}/api/rooms/${code}`)).json();
+
+  // Down for a few seconds: the server charges that time to nobody.
+  await server.kill();
+  await waitForConnection(white, 'offline');
+  await sleep(4_000);
+  await server.restart();
+  for (const page of [white, black]) {
+    await waitForConnection(page, 'online', { timeout: 30_000 });
+    // The clocks may take one frame more than the connection to come back.
+    const { server: truth, shown } = await eventually(
+      () => serverAndShownClocks(page, roomId),
+      (c) => c.shown.every((ms, seat) => Math.abs(ms - c.server[seat]) <= 1_000),
+      { timeout: 5_000 },
+    );
+    assert.equal(shown.length, 2);
+    for (const seat of [0, 1]) {
+      assert.ok(Math.abs(shown[seat] - truth[seat]) <= 1_000, `seat ${seat}: shown ${shown[seat]} ms, the server's ${Math.round(truth[seat])} ms`);
+    }
+  }
+});
+
+// White's Khan a2 under a row of its own Soldiers a3..i3 zig-zags over them along the whole row.
+const ROW = '9k/s9/10/10/10/10/10/SSSSSSSSS1/K9/10 w';
+const CHAIN = ['a2', 'a4', 'c2', 'c4', 'e2', 'e4', 'g2', 'g4', 'i2', 'i4'];
+
+for (const viewport of ['phone', 'desktop']) {
+  test(`a long Khan jump chain stays in its own cell of the move list (${viewport})`, async (t) => {
+    const page = await newPage(t, browser, { viewport });
+    await createRoom(page, server, { game: 'khan', local: true, startPosition: ROW });
+    await waitForRoom(page, { status: 'playing', toMove: '0' });
+    const before = (await roomState(page)).version;
+    await startMove(page, CHAIN[0]);
+    for (const square of CHAIN.slice(1)) await clickSquare(page, square);
+    // The chain could go on from i4: stop it there.
+    if ((await roomState(page)).version === before) {
+      const finish = page.locator('#board [data-finish]');
+      if (await finish.count()) await finish.click();
+    }
+    await waitForVersion(page, before + 1);
+    await waitForRoom(page, { toMove: '1' });
+    await playMove(page, ['a9', 'a8']);
+    const cells = await page.$$eval('#moves li', (els) => els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { text: el.textContent, left: r.left, right: r.right, overflow: el.scrollWidth > el.clientWidth + 0.5 };
+    }));
+    assert.equal(cells.length, 2);
+    assert.equal(cells[0].text.replace(/^\d+\.\s*/, ''), CHAIN.join('-'));
+    assert.deepEqual(cells.map((c) => c.overflow), [false, false]);
+    assert.ok(cells[0].right <= cells[1].left, `White's move (to ${cells[0].right}) ends before Black's starts (${cells[1].left})`);
+    await screenshot(page, `game-screen-khan-chain-${viewport}`);
+  });
+}
