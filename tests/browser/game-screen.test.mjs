@@ -1,13 +1,15 @@
-// The game screen stays calm (issue 18): the page never scrolls by itself while a game is played,
-// the board stays wholly in view on a phone and a desktop, the clocks come back from the server
-// after it was killed and restarted, and a long Khan jump chain stays inside its cell of the move
-// list.
+// The game screen (issue 18): the page never scrolls by itself while a game is played, the board
+// stays wholly in view on a phone and a desktop, the clocks come back from the server after it was
+// killed and restarted, a long Khan jump chain stays inside its cell of the move list; the replay
+// shows the server's earlier positions; the keyboard plays; the clocks sit above and below the
+// board; a move made offline is pending until the server has it; the sound switch is remembered.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { allowErrors, launchBrowser, newPage, screenshot } from './lib/browser.mjs';
 import {
-  clickSquare, createRoom, eventually, playMove, roomState, startMove, twoPlayers, waitForConnection, waitForRoom, waitForVersion,
+  clickSquare, createRoom, eventually, moveList, pieceOn, playMove, roomState, setLanguage, squaresWith, startMove,
+  twoPlayers, waitForConnection, waitForRoom, waitForVersion,
 } from './lib/pages.mjs';
 import { sleep, startServer } from './lib/server.mjs';
 
@@ -170,3 +172,160 @@ for (const viewport of ['phone', 'desktop']) {
     await screenshot(page, `game-screen-khan-chain-${viewport}`);
   });
 }
+
+// The position after every ply as the server's own `moved` events give it (a fresh spectator's
+// WebSocket opened from `page`, resumed from version 0 so that the server replays them all).
+async function serverPositions(page, roomId) {
+  return page.evaluate(async (room) => {
+    const url = new URL('ws', document.baseURI);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return new Promise((resolve, reject) => {
+      const positions = [];
+      let version = null;
+      const ws = new WebSocket(url);
+      ws.onopen = () => ws.send(JSON.stringify({ t: 'hello', d: { protocol: 1, room, last_v: 0 } }));
+      ws.onmessage = (message) => {
+        const frame = JSON.parse(message.data);
+        if (frame.t === 'welcome') version = frame.d.version;
+        if (frame.t === 'game_started') positions[0] = frame.d.position;
+        if (frame.t === 'moved') positions.push(frame.d.position);
+        if (frame.t === 'snapshot') reject(new Error('the server answered with a snapshot'));
+        if (frame.v !== undefined && frame.v >= version) {
+          ws.close();
+          resolve(positions);
+        }
+      };
+    });
+  }, roomId);
+}
+
+async function roomIdOf(invite) {
+  const code = new URL(invite).pathname.split('/').pop();
+  return (await (await fetch(`${server.url}/api/rooms/${code}`)).json()).room_id;
+}
+
+const shownBoard = (page) => page.evaluate(() => {
+  const { ply, position } = document.querySelector('#board').dataset;
+  return { ply: Number(ply), position, viewPly: document.querySelector('#room').dataset.viewPly };
+});
+
+test('replay: the buttons and the arrow keys show earlier positions, equal to the server\'s; a move returns to the present', async (t) => {
+  const { first: white, second: black, invite } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  let version = await playMove(white, ['e3', 'e4']);
+  await waitForVersion(black, version);
+  version = await playMove(black, ['d6', 'd5']);
+  await waitForVersion(white, version);
+  version = await playMove(white, ['e4', 'd5']);
+  await waitForVersion(black, version);
+  const positions = await serverPositions(white, await roomIdOf(invite));
+  assert.equal(positions.length, 4);
+
+  // A reload: the page knows only the snapshot's position, and fetches the others to replay.
+  await white.reload();
+  await white.waitForSelector('#room[data-version]');
+  await white.keyboard.press('ArrowLeft');
+  await white.waitForSelector('#board[data-ply="2"]');
+  assert.deepEqual(await shownBoard(white), { ply: 2, position: positions[2], viewPly: '2' });
+  assert.equal(await pieceOn(white, 'e4'), 1, 'the Trey is back on e4');
+  await white.click('#replay-back');
+  await white.waitForSelector('#board[data-ply="1"]');
+  assert.deepEqual(await shownBoard(white), { ply: 1, position: positions[1], viewPly: '1' });
+  assert.equal(await pieceOn(white, 'd5'), 0);
+  await white.keyboard.press('Home');
+  assert.deepEqual(await shownBoard(white), { ply: 0, position: positions[0], viewPly: '0' });
+  await white.click('#replay-forward');
+  assert.equal((await shownBoard(white)).ply, 1);
+  assert.equal(await white.textContent('#replay-ply'), 'Move 1 / 3');
+  await screenshot(white, 'game-screen-replay-desktop');
+
+  // Black clicks a move in its list, then White's page is taken back to the present by a move.
+  await black.click('#moves li[data-ply="2"]');
+  await black.waitForSelector('#board[data-ply="2"]');
+  assert.equal((await shownBoard(black)).position, positions[2]);
+  await black.click('#replay-last');
+  version = await playMove(black, ['g8', 'e7']);
+  await waitForVersion(white, version);
+  assert.deepEqual(await shownBoard(white), { ply: 4, position: (await serverPositions(white, await roomIdOf(invite)))[4], viewPly: '' });
+});
+
+test('keyboard play: the squares are named, the arrows move between them, Enter makes a move', async (t) => {
+  const page = await newPage(t, browser);
+  await createRoom(page, server, { game: 'ouk-chatrang', local: true });
+  await waitForRoom(page, { status: 'playing', toMove: '0' });
+  assert.equal(await page.getAttribute('#board [data-square="e3"]', 'aria-label'), 'e3: White Trey (Fish)');
+  // The board is one tab stop: its square e1 first (the middle of White's first rank).
+  assert.deepEqual(await page.locator('#board [data-square][tabindex="0"]').evaluateAll((els) => els.map((el) => el.dataset.square)), ['e1']);
+  await page.locator('#board [tabindex="0"]').focus();
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.square), 'e3');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await squaresWith(page, 'selected'), ['e3']);
+  await page.keyboard.press('ArrowUp');
+  const before = (await roomState(page)).version;
+  await page.keyboard.press('Enter');
+  await waitForVersion(page, before + 1);
+  assert.deepEqual(await moveList(page), ['e4']);
+  assert.equal(await pieceOn(page, 'e4'), 1);
+});
+
+test('timed game: both clocks in view beside the board, the player\'s own below it; the tab says "Your move"', async (t) => {
+  const { first: white, second: black } = await twoPlayers(t, browser, server, { game: 'khan', clock: '300+3' });
+  for (const [page, own] of [[white, '0'], [black, '1']]) {
+    assert.equal((await layout(page)).clocks, true);
+    const order = await page.evaluate(() => {
+      const board = document.querySelector('#board').getBoundingClientRect();
+      return [...document.querySelectorAll('#players li')].map((li) => ({
+        seat: li.dataset.seat,
+        below: li.getBoundingClientRect().top >= board.bottom - 1,
+        above: li.getBoundingClientRect().bottom <= board.top + 1,
+      }));
+    });
+    for (const li of order) {
+      assert.deepEqual([li.below, li.above], li.seat === own ? [true, false] : [false, true], `seat ${li.seat} on seat ${own}'s page`);
+    }
+  }
+  await waitForRoom(white, { toMove: '0' });
+  assert.match(await white.title(), /^Your move · Khan/);
+  assert.doesNotMatch(await black.title(), /Your move/);
+  await setLanguage(black, 'ko');
+  await playMove(white, ['a3', 'a4']);
+  await eventually(() => black.title(), (title) => title.startsWith('내 차례'));
+  assert.match(await black.title(), /^내 차례 · /);
+  assert.doesNotMatch(await white.title(), /Your move/);
+});
+
+test('a move made while the connection is down is pending on the board until the server has it', async (t) => {
+  const { first: white, second: black } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  for (const page of [white, black]) allowErrors(page, /net::ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/);
+  await waitForConnection(white, 'online');
+  await server.kill();
+  await waitForConnection(white, 'offline');
+  await startMove(white, 'e3');
+  await clickSquare(white, 'e4');
+  await white.waitForSelector('#board[data-pending="e3e4"]');
+  assert.equal(await white.isVisible('#pending'), true);
+  assert.match(await white.textContent('#pending'), /e3e4/);
+  // Nothing else can be moved meanwhile.
+  await clickSquare(white, 'g1');
+  assert.deepEqual(await squaresWith(white, 'selected'), []);
+  await screenshot(white, 'game-screen-pending-desktop');
+  await server.restart();
+  await eventually(() => moveList(black), (moves) => moves.length === 1, { timeout: 30_000 });
+  assert.deepEqual(await moveList(black), ['e4']);
+  await white.waitForSelector('#board:not([data-pending])', { timeout: 30_000 });
+  assert.equal(await white.isVisible('#pending'), false);
+  assert.deepEqual(await moveList(white), ['e4']);
+});
+
+test('sounds are off at first; the switch is remembered', async (t) => {
+  const page = await newPage(t, browser);
+  await createRoom(page, server, { game: 'khan', local: true });
+  assert.equal(await page.getAttribute('#sound', 'aria-pressed'), 'false');
+  await page.click('#sound');
+  assert.equal(await page.getAttribute('#sound', 'aria-pressed'), 'true');
+  await page.reload();
+  await page.waitForSelector('#room[data-version]');
+  assert.equal(await page.getAttribute('#sound', 'aria-pressed'), 'true');
+  assert.equal(await page.evaluate(() => localStorage.getItem('khanate.sound')), 'on');
+});
