@@ -187,7 +187,7 @@ test('a move with fewer stacks to count than its distance goes round the circle,
 
   for (const page of [white, green]) {
     // The server's display is `1:1+ to 10`; the list shows it with the colour, in the page's words.
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White: 1:1+ → 10']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White moves 1 from square 1 clockwise to 10']);
     assert.deepEqual((await eventually(() => squaresWith(page, 'last'), (s) => s.length === 2)).sort(), ['1', '10']);
     const stack = await page.locator('#board [data-square="10"] > title').textContent();
     assert.match(stack, /height 2/);
