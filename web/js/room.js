@@ -19,6 +19,8 @@ import {
   abandonClaim, applyFrame, clockLeft, clockText, createRoomState, legalFor, repetitionPossible,
 } from './room-state.js';
 import { createChat } from './room-chat.js';
+import { renderMoves } from './room-moves.js';
+import { nameOfSeat, renderPlayers } from './room-players.js';
 import { createReplay, fetchHistory } from './replay.js';
 import { createSounds } from './sounds.js';
 
@@ -60,15 +62,8 @@ const chat = createChat({
 
 const now = () => ({ wall: Date.now(), mono: performance.now() });
 
-// A seat's colour with its player's name; a computer player is named by its level in the page's
-// language (the server names it in English).
-function seatName(seat) {
-  const info = state.seats[seat];
-  if (!info) return '';
-  const color = colorName(state.game, info.color);
-  const name = info.bot ? t('room.bot_name', { level: info.bot }) : info.name;
-  return name ? t('room.player_named', { color, name }) : color;
-}
+// A seat named in the page's language (see room-players.js).
+const seatName = (seat) => nameOfSeat(state, seat);
 
 // A message of the room state in words (its seats named), or ''.
 function messageText(message) {
@@ -199,11 +194,11 @@ function render() {
   main.dataset.toMove = state.toMove ?? '';
   main.dataset.role = role;
   renderBoard();
-  renderPlayers();
+  renderPlayers(state, { orientation, boardModule });
   tickClocks();
   renderStatus();
   renderControls();
-  renderMoves();
+  renderMoves(state, boardModule);
   renderInvite();
   renderDownload();
   renderReplay();
@@ -259,35 +254,6 @@ function needHistory(ply) {
   });
 }
 
-// What each seat has: Khan its Soldiers and Khans left (the last Soldier decides the game), Ouk
-// Chatrang the enemy pieces it took, drawn small. From the server's `material`; empty without.
-function materialOf(seat) {
-  const el = document.createElement('span');
-  el.className = 'material';
-  const mine = state.material?.[seat];
-  if (!mine) return el;
-  el.dataset.material = JSON.stringify(mine);
-  if (state.game === 'khan') {
-    el.textContent = t('material.khan', { soldiers: mine.soldiers ?? 0, khans: mine.khans ?? 0 });
-  } else if (typeof mine.captured === 'string') {
-    const enemy = state.seats.find((s) => s.seat !== seat)?.color ?? 'black';
-    const names = [];
-    for (const letter of mine.captured) {
-      names.push(t(`ouk-chatrang.${letter.toLowerCase()}`));
-      if (!boardModule?.drawPiece) continue;
-      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-      svg.setAttribute('viewBox', '0 0 100 100');
-      svg.setAttribute('aria-hidden', 'true');
-      boardModule.drawPiece(svg, { kind: letter.toLowerCase(), color: enemy });
-      el.append(svg);
-    }
-    el.setAttribute('aria-label', names.length ? t('material.captured', { pieces: names.join(', ') }) : '');
-    if (!boardModule?.drawPiece) el.textContent = names.join(' ');
-  }
-  return el;
-}
-
-// After a game that started: its record (any game) and PGN (Ouk Chatrang), from the REST API.
 // How many watch (the server's `spectators` count; unknown from an older server).
 function renderSpectators() {
   const el = $('#spectators');
@@ -361,46 +327,6 @@ function inCheck(ply = state.moves.length) {
   const last = state.displayMoves[ply - 1] ?? '';
   const live = state.status === 'playing' || ply < state.moves.length;
   return state.game === 'ouk-chatrang' && (last.endsWith('#') || (live && last.endsWith('+')));
-}
-
-function renderPlayers() {
-  const list = $('#players');
-  list.replaceChildren(
-    ...state.seats.map((info) => {
-      const li = document.createElement('li');
-      li.dataset.seat = info.seat;
-      li.dataset.color = info.color;
-      li.classList.toggle('on-move', state.toMove === info.seat);
-      li.classList.toggle('left', Boolean(info.left));
-      if (info.bot) li.dataset.bot = info.bot;
-      const swatch = document.createElement('span');
-      swatch.className = `swatch ${info.color}`;
-      const name = document.createElement('span');
-      name.className = 'who';
-      name.textContent = info.taken ? seatName(info.seat) : t('room.free_seat', { color: colorName(state.game, info.color) });
-      const notes = document.createElement('span');
-      notes.className = 'notes';
-      const words = [];
-      if (sockets.has(info.seat)) words.push(t('room.you'));
-      if (info.left) words.push(t(info.timedOut || (state.clock && state.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left'));
-      // A computer player is always there: only people are online or away.
-      else if (info.taken && !info.bot) words.push(t(info.connected ? 'room.online' : 'room.away'));
-      notes.textContent = words.join(' · ');
-      const dot = document.createElement('span');
-      dot.className = `dot ${info.connected ? 'on' : 'off'}`;
-      li.classList.toggle('near', info.seat === orientation);
-      li.append(swatch, name, dot, notes, materialOf(info.seat));
-      if (state.clock) {
-        const clock = document.createElement('span');
-        clock.className = 'clock';
-        clock.dataset.seat = info.seat;
-        clock.setAttribute('role', 'timer');
-        clock.setAttribute('aria-label', t('room.clock_label', { player: info.taken ? seatName(info.seat) : colorName(state.game, info.color) }));
-        li.append(clock);
-      }
-      return li;
-    }),
-  );
 }
 
 function renderStatus() {
@@ -524,115 +450,6 @@ function renderControls() {
   const joinBox = $('#join-box');
   joinBox.hidden = !(role === 'spectator' && state.status === 'waiting' && free.length > 0);
   if (!joinBox.hidden) offerSeats($('#seat-choice'), free, t('home.seat_random'));
-}
-
-// The seat that played the first move of a square-board game: its position text's second field
-// is the side to move (`w` or `b`).
-function firstMover() {
-  return state.startPosition?.split(' ')[1] === 'b' ? 1 : 0;
-}
-
-// A move as the move list shows it. The other games' displays are notation. The server's
-// `display` is English in Khan-Tsin (`p1`, `K10`, `17:2- to 10`, `pass`): there the list says it in
-// words in the page's language with the colour that played it (`color`, or null when unknown):
-// "White pawn on 1", "Green Khan-pawn on 10", "Blue moves 2 from square 17 anticlockwise to 10",
-// "White passes".
-function moveText(display, ply, color) {
-  if (state.game !== 'khan-tsin') return display;
-  const name = color ? colorName(state.game, color) : '';
-  const key = (base) => (color ? `room.kt.${base}` : `room.kt.${base}_nocolor`);
-  if (display === 'pass') return t(key('pass'), { color: name });
-  const placed = /^([pK])(\d+)$/.exec(state.moves[ply] ?? display);
-  if (placed) return t(key(placed[1] === 'K' ? 'placed_khan' : 'placed_pawn'), { color: name, square: placed[2] });
-  const shift = /^(\d+:\d+[+-]) to (\d+)$/.exec(display);
-  if (!shift) return display;
-  const move = /^\d+:\d+[+-]$/.test(state.moves[ply] ?? '') ? state.moves[ply] : shift[1];
-  const [, from, count, sign] = /^(\d+):(\d+)([+-])$/.exec(move);
-  const direction = t(sign === '+' ? 'room.kt.clockwise' : 'room.kt.anticlockwise');
-  return t(key('moved'), { color: name, from, count, direction, square: shift[2] });
-}
-
-// Khan-Tsin: the colour that played each ply. A `moved` event names its seat; for the moves a
-// snapshot brought the page replays them from the start position: a stack move is played by
-// the colour on top of the stack it leaves (only your own top pawn moves), a placement by the
-// next colour in turn (white, green, blue, those playing) that has pawns left to place. Null
-// where the replay cannot tell (a three-player game whose player resigned during placement may
-// be named wrongly: the moves say nothing of it).
-function khanTsinColors() {
-  const moverColor = (ply) => state.seats[state.movers[ply]]?.color ?? null;
-  const colors = [];
-  let pos = null;
-  try {
-    pos = state.startPosition ? boardModule?.parsePosition?.(state.startPosition) : null;
-  } catch {
-    pos = null;
-  }
-  const stacks = pos ? pos.stacks.map((s) => s.map((p) => p.color)) : null;
-  const placed = pos ? { ...pos.placed } : null;
-  let turn = pos?.toMove ?? null;
-  const nextTurn = (after) => {
-    const order = pos.playing;
-    for (let i = 1; i <= order.length; i += 1) {
-      const c = order[(order.indexOf(after) + i) % order.length];
-      if (placed[c] < 12) return c;
-    }
-    return null;
-  };
-  state.moves.forEach((move, ply) => {
-    let color = null;
-    const placement = /^([pK])(\d+)$/.exec(move);
-    const shift = /^(\d+):(\d+)[+-]$/.exec(move);
-    const landing = /to (\d+)$/.exec(state.displayMoves[ply] ?? '');
-    if (stacks && placement) {
-      color = turn;
-      if (moverColor(ply)) color = moverColor(ply);
-      if (color) {
-        stacks[Number(placement[2])]?.push(color);
-        placed[color] += 1;
-        turn = pos.playing.includes(color) ? nextTurn(color) : turn;
-      }
-    } else if (stacks && shift && landing) {
-      const from = stacks[Number(shift[1])] ?? [];
-      color = from.at(-1) ?? null;
-      const moving = from.splice(Math.max(0, from.length - Number(shift[2])));
-      stacks[Number(landing[1])]?.push(...moving);
-    }
-    colors.push(moverColor(ply) ?? color);
-  });
-  return colors;
-}
-
-function renderMoves() {
-  const list = $('#moves');
-  const pairs = gameInfo(state.game)?.pairs ?? false;
-  list.classList.toggle('pairs', pairs);
-  const lang = document.documentElement.lang;
-  if (list.children.length === state.displayMoves.length && list.dataset.room === state.id
-    && list.dataset.lang === lang) return;
-  list.dataset.room = state.id;
-  list.dataset.lang = lang;
-  const colors = state.game === 'khan-tsin' ? khanTsinColors() : [];
-  list.replaceChildren(
-    ...state.displayMoves.map((display, ply) => {
-      const li = document.createElement('li');
-      const color = colors[ply] ?? null;
-      if (color) {
-        const swatch = document.createElement('span');
-        swatch.className = `swatch ${color}`;
-        swatch.setAttribute('aria-hidden', 'true');
-        li.append(swatch);
-        li.dataset.color = color;
-      }
-      li.append(moveText(display, ply, color));
-      li.dataset.move = state.moves[ply] ?? '';
-      li.dataset.ply = ply + 1;
-      if (pairs) li.dataset.seat = state.movers[ply] ?? (ply + firstMover()) % 2;
-      return li;
-    }),
-  );
-  // The list scrolls inside its own box; the page itself never moves (scrollIntoView would scroll
-  // every scrollable ancestor, the window too, taking the board off a phone's screen).
-  list.scrollTop = list.scrollHeight;
 }
 
 function renderInvite() {
