@@ -41,14 +41,19 @@ const scenes = {
     await clickSquare(me, 'f8');
   },
   async 'khan-tsin'(me, others, server) {
-    const invite = await createRoom(me, server, { game: 'khan-tsin', players: 3, name: 'Dara' });
+    const invite = await createRoom(me, server, { game: 'khan-tsin', players: 3, seat: 'white', name: 'Dara' });
     await joinRoom(others[0], invite, { name: 'Sok' });
     await joinRoom(others[1], invite, { name: 'Chan' });
     await waitForRoom(me, { status: 'playing' });
-    const turns = [[me, '8'], [others[0], '20'], [others[1], '29'], [me, '11']];
-    for (const [page, square] of turns) {
-      await waitForRoom(page, { toMove: String([me, ...others].indexOf(page)) });
+    // Four placements, each on the first square the board offers (its legal placements).
+    const pages = [me, ...others];
+    for (let turn = 0; turn < 4; turn += 1) {
+      // The page on move: the one whose own seat (drawn nearest) is the seat on move.
+      const toMove = await me.getAttribute('#room', 'data-to-move');
+      let page = null;
+      for (const p of pages) if (await p.getAttribute('#players li.near', 'data-seat') === toMove) page = p;
       const before = Number(await page.getAttribute('#room', 'data-version'));
+      const square = await page.locator('#board [data-square].target').first().getAttribute('data-square');
       await startMove(page, square);
       if (await page.locator('#board [data-place="p"]').count()) await page.click('#board [data-place="p"]');
       await waitForVersion(me, before + 1);
