@@ -184,11 +184,6 @@ function lobbyEntry(room) {
   const seats = document.createElement('span');
   seats.className = 'hint';
   seats.textContent = t('home.lobby_seats', { taken: room.taken, seats: room.seats });
-  // The time control, when the lobby entry carries the room's `clock` ({initial_s, increment_s}).
-  if (room.clock) {
-    const minutes = Math.round(room.clock.initial_s / 60);
-    seats.textContent += ` · ${t('home.lobby_clock', { minutes, increment: room.clock.increment_s })}`;
-  }
   const join = document.createElement('button');
   join.type = 'button';
   join.dataset.join = room.invite_code;

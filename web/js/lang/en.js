@@ -57,7 +57,6 @@ export default {
   'home.create': 'Create room',
   'home.lobby': 'Public rooms waiting for players',
   'home.lobby_empty': 'No public room is waiting. Create one!',
-  'home.lobby_clock': '{minutes}+{increment}',
   'home.lobby_seats': '{taken} of {seats} seats taken',
   'home.join': 'Join',
   'home.refresh': 'Refresh',

@@ -57,7 +57,6 @@ export default {
   'home.create': '방 만들기',
   'home.lobby': '참가자를 기다리는 공개 방',
   'home.lobby_empty': '기다리는 공개 방이 없습니다. 하나 만들어 보세요!',
-  'home.lobby_clock': '{minutes}분+{increment}초',
   'home.lobby_seats': '{seats}자리 중 {taken}자리 참가',
   'home.join': '참가',
   'home.refresh': '새로 고침',
