@@ -173,7 +173,7 @@ export default {
   'replay.forward': 'Next move',
   'replay.last': 'The present position',
   'replay.ply': 'Move {ply} / {plies}',
-  'material.khan': '{soldiers} Soldiers · {khans} Khans',
+  'material.khan': 'Soldiers {soldiers} · Khans {khans}',
   'material.captured': 'Took: {pieces}',
   'notation.title': 'Key to the letters',
   'notation.ouk-chatrang': 'K King, M Neang (Met), S Khon, N Ses (Horse), R Touk (Boat), P Trey (Fish, the pawn); x takes, + check, # checkmate, =M a Trey promoted to Neang.',
