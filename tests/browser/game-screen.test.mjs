@@ -74,6 +74,21 @@ test('thirty moves move neither the page nor the board, on a desktop and a phone
     });
     assert.equal(last, true, 'the last move is scrolled into the move list');
   }
+  // Move numbers from 10 up stand in the same column as 1 to 9: the moves' text starts alike.
+  for (const page of [white, black]) {
+    const starts = await page.evaluate(() => [17, 19].map((ply) => {
+      const range = document.createRange();
+      range.selectNodeContents(document.querySelector(`#moves li[data-ply="${ply}"]`));
+      return Math.round(range.getBoundingClientRect().left);
+    }));
+    assert.equal(starts[0], starts[1], 'moves 9 and 10 start at the same x');
+  }
+  // A key to the letters of the move list, in the page's language.
+  assert.equal(await black.isVisible('#notation-key'), true);
+  await black.click('#notation-key summary');
+  assert.match(await black.textContent('#notation-key p'), /^K King, M Neang/);
+  await setLanguage(black, 'ko');
+  assert.match(await black.textContent('#notation-key p'), /^K 왕, M 니앙/);
   await screenshot(white, 'game-screen-30-desktop');
   await screenshot(black, 'game-screen-30-phone');
 });
@@ -316,6 +331,19 @@ test('a move made while the connection is down is pending on the board until the
   await white.waitForSelector('#board:not([data-pending])', { timeout: 30_000 });
   assert.equal(await white.isVisible('#pending'), false);
   assert.deepEqual(await moveList(white), ['e4']);
+});
+
+test('on a phone the "Take the seat" form keeps its name field wide enough to type in', async (t) => {
+  const creator = await newPage(t, browser);
+  // Two free seats: the seat choice shows beside the name field and the button.
+  const invite = await createRoom(creator, server, { game: 'khan-tsin', players: 3 });
+  const phone = await newPage(t, browser, { viewport: 'phone' });
+  await phone.goto(invite);
+  await phone.waitForSelector('#join-box:not([hidden]) #seat-choice:not([hidden])');
+  const width = await phone.locator('#name').evaluate((el) => el.getBoundingClientRect().width);
+  assert.ok(width >= 160, `the name field is ${width}px wide`);
+  // Khan-Tsin has no letters to explain.
+  assert.equal(await phone.isVisible('#notation-key'), false);
 });
 
 test('sounds are off at first; the switch is remembered', async (t) => {
