@@ -180,6 +180,12 @@ impl ClusterConfig {
                     .into(),
             );
         }
+        if !advertise_url.starts_with("http://") {
+            return Err(format!(
+                "--advertise-url ({advertise_url}) must be an http:// URL (the nodes call each \
+                 other over plain HTTP and WebSockets, on a private network)"
+            ));
+        }
         if self.lease_renew_ms == 0 || self.lease_renew_ms.saturating_mul(2) >= self.lease_ttl_ms {
             return Err(format!(
                 "--lease-renew-ms ({}) must be above 0 and under half of --lease-ttl-ms ({})",

@@ -103,6 +103,14 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");
     let (shutdown, shutdown_rx) = watch::channel(false);
+    if let (Some(node), Some(mode)) = (&node, &cluster) {
+        tokio::spawn(sweep(
+            registry.clone(),
+            node.clone(),
+            mode.lease_renew,
+            shutdown_rx.clone(),
+        ));
+    }
     let (connection_open, connections_done) = mpsc::channel(1);
     let cap = accept::connection_cap(&config.limits);
     info!(
@@ -114,6 +122,7 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let header_timeout = config.limits.header_timeout();
     let state = AppState {
         registry,
+        node: node.clone(),
         store: store.clone(),
         limiters: Limiters::new(&config.limits),
         metrics: telemetry::install(),
@@ -137,6 +146,37 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         task,
         connections_done,
     })
+}
+
+/// Cluster mode: every `every`, claims the rooms nobody alive owns (see
+/// [`Registry::adopt_orphans`]), and about once an hour forgets dead nodes' rows; stops at
+/// shutdown, before this node releases its rooms (it must not claim them back).
+async fn sweep(
+    registry: Arc<Registry>,
+    node: Arc<Node>,
+    every: Duration,
+    shutdown: watch::Receiver<bool>,
+) {
+    let mut unreadable = std::collections::HashSet::new();
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let forget_every = (3600 / every.as_secs().max(1)).max(1);
+    for tick in 1u64.. {
+        ticker.tick().await;
+        if *shutdown.borrow() {
+            return;
+        }
+        match registry.adopt_orphans(&mut unreadable).await {
+            Ok(0) => {}
+            Ok(rooms) => info!(rooms, "claimed rooms nobody alive owned"),
+            Err(e) => tracing::warn!(error = %e, "could not claim orphaned rooms"),
+        }
+        if tick % forget_every == 0
+            && let Err(e) = node.forget_dead_nodes().await
+        {
+            tracing::warn!(error = %e, "could not forget dead nodes");
+        }
+    }
 }
 
 impl Running {

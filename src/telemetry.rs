@@ -126,3 +126,30 @@ pub fn fencing_refusal() {
 pub fn self_fence() {
     counter!("khanate_self_fences_total").increment(1);
 }
+
+/// A client's WebSocket relayed to the node that owns its room (cluster mode).
+pub fn relayed_connection() {
+    counter!("khanate_relayed_connections_total").increment(1);
+}
+
+/// A client frame (a command) forwarded over a relay, or a REST request forwarded, to the
+/// room's owner (`via`: `websocket` or `rest`).
+pub fn forwarded_command(via: &'static str) {
+    counter!("khanate_forwarded_commands_total", "via" => via).increment(1);
+}
+
+/// The time from a claim on the database to its notification reaching this node.
+pub fn owner_notification_lag(lag: Duration) {
+    histogram!("khanate_owner_notification_lag_seconds").record(lag.as_secs_f64());
+}
+
+/// The owner listener lost its connection: notifications may have been missed, so every relay
+/// of this node is checked against the rooms table.
+pub fn listener_gap() {
+    counter!("khanate_listener_gaps_total").increment(1);
+}
+
+/// A relay found, by reading the rooms table rather than a notification, that its room moved.
+pub fn move_repaired() {
+    counter!("khanate_moves_repaired_total").increment(1);
+}

@@ -89,7 +89,7 @@ async fn a_stored_try_whose_answer_was_lost_is_answered_and_sent_once(url: &str)
             v: 3,
         }),
     };
-    assert!(store.insert_chat(room, &lost).await.unwrap());
+    assert!(store.insert_chat(room, &lost, None).await.unwrap());
     white.send_move("m1", "e3e4", 3).await;
     assert_eq!(white.answer("m1").await["d"]["v"], 4);
     let answer = chat(&mut white, "lost", "sent before the cut").await;

@@ -11,7 +11,8 @@ use khanate::rules::Rules;
 use khanate::rules::ouk_chatrang::Game;
 use khanate::store::postgres::Claim;
 use khanate::store::{
-    Commit, EventRow, RoomRef, RoomRow, RoomStatus, Store, StoreError, Visibility,
+    ChatAnswer, ChatRow, Commit, EventRow, RoomRef, RoomRow, RoomStatus, Store, StoreError,
+    Visibility,
 };
 use serde_json::json;
 use sqlx::Connection;
@@ -22,10 +23,13 @@ use uuid::Uuid;
 /// The lease of the tests' nodes: short, so a takeover is quick; renewals well inside it.
 const TTL_MS: u64 = 1500;
 
-fn cluster_args(ttl_ms: u64, renew_ms: u64) -> Vec<String> {
+/// A cluster node's flags, advertising `port` (where it listens).
+fn cluster_args(port: u16, ttl_ms: u64, renew_ms: u64) -> Vec<String> {
     [
+        "--bind",
+        &format!("127.0.0.1:{port}"),
         "--advertise-url",
-        "http://127.0.0.1:9",
+        &format!("http://127.0.0.1:{port}"),
         "--cluster-secret",
         "test-secret",
         "--lease-ttl-ms",
@@ -38,7 +42,7 @@ fn cluster_args(ttl_ms: u64, renew_ms: u64) -> Vec<String> {
 }
 
 fn node(url: &str, ttl_ms: u64, renew_ms: u64) -> Process {
-    let args = cluster_args(ttl_ms, renew_ms);
+    let args = cluster_args(support::server::free_port(), ttl_ms, renew_ms);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Process::start_with(url, &args, &[])
 }
@@ -201,6 +205,55 @@ async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path()
         .unwrap();
     let versions: Vec<i64> = stored.events.iter().map(|e| e.v).collect();
     assert_eq!(versions, [1, 2]);
+
+    // Chat too: a fenced owner stores no message (it would take a seq the new owner will use).
+    let chat = |seq: i64, cid: Option<&str>| ChatRow {
+        seq,
+        channel: "players".to_owned(),
+        seat: Some(0),
+        name: None,
+        text: format!("message {seq}"),
+        created_at: Utc::now(),
+        answer: cid.map(|cid| ChatAnswer {
+            cid: cid.to_owned(),
+            v: 2,
+        }),
+    };
+    for row in [chat(1, None), chat(1, Some("c1"))] {
+        match store.insert_chat(room_id, &row, Some(1)).await {
+            Err(StoreError::Fenced {
+                epoch: 1, found: 2, ..
+            }) => {}
+            other => panic!("expected a fencing refusal, got {other:?}"),
+        }
+    }
+    assert!(
+        store
+            .insert_chat(room_id, &chat(1, Some("c1")), Some(2))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .insert_chat(room_id, &chat(2, Some("c1")), Some(2))
+            .await
+            .unwrap(),
+        "a cid stored once, at the right epoch too"
+    );
+    assert!(
+        store
+            .insert_chat(room_id, &chat(3, None), Some(2))
+            .await
+            .unwrap()
+    );
+    let seqs: Vec<i64> = store
+        .chat(room_id, "players", None)
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.seq)
+        .collect();
+    assert_eq!(seqs, [1, 3]);
 }
 
 /// Says hello on `addr`: the client and its welcome, or the close code when the node refuses.
@@ -305,13 +358,20 @@ async fn a_killed_owners_room_is_taken_over_within_a_second_of_its_lease_expiry(
     let (room_id, white_token, black_token, _white, _black, mut local, mut v) =
         game_on(a.addr, 4).await;
     let moves = moves();
-    // While a lives, b does not take its room: the client is told to try again.
-    assert_eq!(
-        try_hello(b.addr, &room_id, &white_token, v).await.err(),
-        Some(Some(1013))
-    );
+    // While a lives, b does not take its room: it relays the client to a, which welcomes it.
+    let (mut relayed, welcome) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("relayed to the owner");
+    assert_eq!(welcome["d"]["version"], v);
+    let (_, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(epoch, 1, "the relay claimed nothing");
 
     a.kill();
+    assert_eq!(
+        relayed.closed().await,
+        Some(1012),
+        "the relayed client reconnects"
+    );
     let killed = Instant::now();
     let mut white = hello_until_served(b.addr, &room_id, &white_token, v).await;
     let took = killed.elapsed();
@@ -417,4 +477,158 @@ async fn a_terminated_node_releases_its_rooms_at_once() {
     let (versions, epoch) = stored(&db.url, &room_id).await;
     assert_eq!(versions, (1..=v).collect::<Vec<_>>());
     assert_eq!(epoch, 2);
+}
+
+/// The counter `name`'s value (summed over its labels) in a node's `/metrics`; 0 when absent.
+async fn counter(addr: std::net::SocketAddr, name: &str) -> f64 {
+    let (_, metrics) = get_text(addr, "/metrics").await;
+    metrics
+        .lines()
+        .filter(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{'))
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_node_that_does_not_own_a_room_relays_its_clients_to_the_owner() {
+    let db = support::db::fresh_postgres().await;
+    let a = node(&db.url, TTL_MS, 300);
+    let b = node(&db.url, TTL_MS, 300);
+    let (status, created) = support::server::post(
+        a.addr,
+        "/api/rooms",
+        &json!({"game": "ouk-chatrang", "seat": "white", "name": "white"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let room_id = created["room_id"].as_str().unwrap().to_owned();
+    let code = created["invite_code"].as_str().unwrap().to_owned();
+    // The join is decided by the owner, a, though asked of b.
+    let (status, joined) = support::server::post(
+        b.addr,
+        &format!("/api/rooms/{code}/join"),
+        &json!({"name": "black"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{joined}");
+    assert_eq!(joined["seat"], 1);
+    let black_token = joined["seat_token"].as_str().unwrap().to_owned();
+    let white_token = created["seat_token"].as_str().unwrap().to_owned();
+    let (mut white, _) = Client::hello(a.addr, &code, Some(&white_token), None).await;
+    let (mut black, welcome) = Client::hello(b.addr, &code, Some(&black_token), None).await;
+    assert_eq!(welcome["d"]["seat"], 1, "{welcome}");
+    let (mut spectator, _) = Client::hello(b.addr, &room_id, None, Some(0)).await;
+    let mut local = Game::new();
+    let mut v = 3;
+    for mv in &moves()[..6] {
+        v = play(&mut white, &mut black, &mut local, mv, v).await;
+    }
+    // A second try of an acked command (the same cid) through the relay gets the first answer.
+    black.send_move("c4", &moves()[1], 4).await;
+    assert_eq!(black.answer("c4").await["d"], json!({"cid": "c4", "v": 5}));
+    // The spectator on b saw every event of the log, in order, once.
+    let mut seen = Vec::new();
+    while seen.last() != Some(&v) {
+        let frame = spectator.recv().await;
+        if let Some(event_v) = frame["v"].as_i64() {
+            seen.push(event_v);
+        }
+    }
+    let (versions, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(
+        seen, versions,
+        "the relayed spectator's stream is the stored log"
+    );
+    assert_eq!(
+        epoch, 1,
+        "a owns the room all along: nothing was claimed by b"
+    );
+    let (status, summary) = support::server::get(b.addr, &format!("/api/rooms/{code}")).await;
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(summary["version"], v);
+    assert_eq!(summary["seats"][1]["connected"], true, "{summary}");
+    assert_eq!(
+        counter(b.addr, "khanate_relayed_connections_total").await,
+        2.0
+    );
+    // 6 moves' worth of black's commands (3) and the retried one, plus the two REST requests.
+    assert_eq!(
+        counter(b.addr, "khanate_forwarded_commands_total").await,
+        6.0
+    );
+    assert_eq!(
+        counter(a.addr, "khanate_relayed_connections_total").await,
+        0.0
+    );
+}
+
+/// The backend pids of every node's `LISTEN` connection.
+async fn listeners(url: &str) -> Vec<i32> {
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    sqlx::query_scalar(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_relayed_client_is_told_at_once_when_its_room_moves_even_after_the_listener_was_cut() {
+    let db = support::db::fresh_postgres().await;
+    // Rechecks from the table come once a TTL (20 s): only the notification can be this quick.
+    let a = node(&db.url, 20_000, 300);
+    let b = node(&db.url, 20_000, 300);
+    let (room_id, white_token, _black_token, _white, _black, _local, v) = game_on(a.addr, 2).await;
+    let (mut relayed, _) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("relayed to the owner");
+    // Both nodes' listeners lose their connections; they reconnect and listen again.
+    let cut = listeners(&db.url).await;
+    assert_eq!(cut.len(), 2, "one LISTEN connection per node");
+    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    for pid in &cut {
+        sqlx::query("SELECT pg_terminate_backend($1)")
+            .bind(pid)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listeners(&db.url)
+        .await
+        .iter()
+        .filter(|p| !cut.contains(p))
+        .count()
+        < 2
+    {
+        assert!(Instant::now() < deadline, "the listeners never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The room moves to b: a's lease is released as at a shutdown, without closing a's sockets.
+    sqlx::query("UPDATE rooms SET owner_node = NULL WHERE id = $1")
+        .bind(Uuid::parse_str(&room_id).unwrap())
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let moved = Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(5), relayed.closed()).await;
+    assert_eq!(closed, Ok(Some(1012)), "the relay ends when the room moves");
+    println!(
+        "relay ended {:?} after the room was released",
+        moved.elapsed()
+    );
+    let (_, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(epoch, 2, "b's sweep claimed it");
+    assert!(counter(b.addr, "khanate_listener_gaps_total").await >= 1.0);
+    assert!(counter(b.addr, "khanate_owner_notification_lag_seconds_count").await >= 1.0);
+    // Reconnecting, the client is served by b itself, from the log.
+    let (mut white, welcome) = try_hello(b.addr, &room_id, &white_token, v)
+        .await
+        .expect("served");
+    assert_eq!(welcome["d"]["version"], v);
+    white.clear_pending();
 }

@@ -198,7 +198,12 @@ async fn check_chat_upgraded(url: &str) {
         }),
         ..players[0].clone()
     };
-    assert!(store.insert_chat(room, &new).await.expect("a new message"));
+    assert!(
+        store
+            .insert_chat(room, &new, None)
+            .await
+            .expect("a new message")
+    );
     assert_eq!(
         store.chat(room, "players", None).await.expect("chat").len(),
         2

@@ -724,31 +724,31 @@ async fn a_chat_cid_is_stored_once_per_seat_and_comes_back_as_its_answer(store: 
         }),
     };
     let first = message(1, Some(0), Some("c1"), 1);
-    assert!(store.insert_chat(r.id, &first).await.expect("first"));
+    assert!(store.insert_chat(r.id, &first, None).await.expect("first"));
     // The same seat and cid again, under a new seq: nothing is stored, not even the new text.
     let retry = message(2, Some(0), Some("c1"), 5);
-    assert!(!store.insert_chat(r.id, &retry).await.expect("retry"));
+    assert!(!store.insert_chat(r.id, &retry, None).await.expect("retry"));
     // Another seat's c1, a spectator's message and an old-style row without a cid all count.
     assert!(
         store
-            .insert_chat(r.id, &message(3, Some(1), Some("c1"), 2))
+            .insert_chat(r.id, &message(3, Some(1), Some("c1"), 2), None)
             .await
             .expect("seat 1")
     );
     assert!(
         store
-            .insert_chat(r.id, &message(4, None, None, 0))
+            .insert_chat(r.id, &message(4, None, None, 0), None)
             .await
             .expect("spectator")
     );
     assert!(
         store
-            .insert_chat(r.id, &message(5, Some(0), None, 0))
+            .insert_chat(r.id, &message(5, Some(0), None, 0), None)
             .await
             .expect("no cid")
     );
     let err = store
-        .insert_chat(r.id, &message(5, Some(0), Some("c2"), 3))
+        .insert_chat(r.id, &message(5, Some(0), Some("c2"), 3), None)
         .await
         .expect_err("a taken seq is still refused");
     assert!(err.is_unique_violation(), "{err:?}");

@@ -71,6 +71,11 @@ pub fn body_too_large() -> ApiError {
 }
 
 impl JsonBytes {
+    /// The body as it came (to forward it to another node).
+    pub fn into_bytes(self) -> Bytes {
+        self.0
+    }
+
     /// The body read as `T`, refusing a key given twice (see [`crate::json`]); an empty body
     /// reads as `empty` when one is given. Errors are 400 `bad_request`.
     pub fn parse<T: DeserializeOwned>(&self, empty: Option<T>) -> Result<T, ApiError> {

@@ -15,17 +15,19 @@ mod rest;
 mod web;
 mod ws;
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
 use tower::ServiceBuilder;
 
+use crate::cluster::{Node, PEER_CLIENT_HEADER};
 use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
@@ -42,6 +44,8 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 pub struct AppState {
     /// Finds, creates and restores rooms: the way to every room task.
     pub registry: Arc<Registry>,
+    /// Cluster mode: this node, which relays clients of rooms other nodes own.
+    pub node: Option<Arc<Node>>,
     /// The database, read directly for the lobby, finished games, PGN and `/readyz`.
     pub store: Store,
     /// The server's configuration (bind address, public URL for invite links, ...).
@@ -54,6 +58,25 @@ pub struct AppState {
     pub limiters: Arc<Limiters>,
     /// Renders the Prometheus metrics (`None` when another recorder owns the process's metrics).
     pub metrics: Option<PrometheusHandle>,
+}
+
+impl AppState {
+    /// Whether the request comes from another node of this cluster (it carries the secret).
+    pub fn from_peer(&self, headers: &HeaderMap) -> bool {
+        self.node.as_ref().is_some_and(|node| node.is_peer(headers))
+    }
+
+    /// The request's client: the address another node of the cluster names for it, or else
+    /// as [`proxy::client_ip`] says.
+    pub fn client_ip(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        let named = || headers.get(PEER_CLIENT_HEADER)?.to_str().ok()?.parse().ok();
+        if self.from_peer(headers)
+            && let Some(client) = named()
+        {
+            return client;
+        }
+        proxy::client_ip(peer, headers, &self.config.trusted_proxies)
+    }
 }
 
 /// The whole HTTP surface, under the configured path prefix; a request that takes over

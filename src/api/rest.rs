@@ -1,11 +1,13 @@
 //! The REST half of the protocol: create a room, read its summary, join it by invite code, list the
 //! lobby, and read finished games (JSON and PGN).
 
-use axum::Json;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
 
+use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -17,11 +19,12 @@ use super::extract::{ApiPath, JsonBytes};
 use super::lookup::{self, Lookup};
 use super::{names, pgn, proxy, record};
 use crate::bot::Level;
+use crate::cluster::forward::forward;
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
-use crate::store::{GameRecord, Visibility};
+use crate::store::{GameRecord, StoreError, Visibility};
 
 /// How many rooms the lobby lists.
 const LOBBY_SIZE: i64 = 100;
@@ -147,22 +150,78 @@ fn join_error(e: JoinError) -> ApiError {
     }
 }
 
+/// Where a room's request is answered.
+enum Found {
+    /// By this node's room task.
+    Here(RoomHandle),
+    /// By the room's owner, another node of the cluster.
+    Elsewhere(Uuid),
+}
+
 /// The room `reference` names, looked up for the request's client (see [`lookup`]): 404
-/// `not_found`, or 429 `rate_limited` over the client's budgets.
+/// `not_found`, or 429 `rate_limited` over the client's budgets. A room another node owns is
+/// [`Found::Elsewhere`], unless the request itself comes from another node: a forwarded request
+/// is never forwarded again (503 `unavailable`; the room is moving).
 async fn find_room(
     state: &AppState,
     peer: SocketAddr,
     headers: &HeaderMap,
     reference: &str,
-) -> Result<RoomHandle, ApiError> {
-    let client = proxy::client_ip(peer.ip(), headers, &state.config.trusted_proxies);
-    match lookup::find_room(state, client, reference).await? {
-        Lookup::Found(room) => Ok(room),
-        Lookup::Missing => Err(ApiError::not_found(format!("no room {reference:?}"))),
-        Lookup::Limited(retry) => Err(ApiError::rate_limited(
+) -> Result<Found, ApiError> {
+    let client = state.client_ip(peer.ip(), headers);
+    match lookup::find_room(state, client, reference).await {
+        Ok(Lookup::Found(room)) => Ok(Found::Here(room)),
+        Ok(Lookup::Missing) => Err(ApiError::not_found(format!("no room {reference:?}"))),
+        Ok(Lookup::Limited(retry)) => Err(ApiError::rate_limited(
             lookup::limited_message(retry),
             retry,
         )),
+        Err(StoreError::OwnedElsewhere { room_id })
+            if state.node.is_some() && !state.from_peer(headers) =>
+        {
+            Ok(Found::Elsewhere(room_id))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Answers `method path` (with `body`) for a room another node owns by forwarding it there;
+/// when the owner cannot be reached, retries until its lease could have run out (lease TTL +
+/// 2 s), answering here once this node has claimed the room (`local`). 503 `unavailable` when
+/// neither worked by then.
+async fn forwarded<F, Fut>(
+    state: &AppState,
+    room_id: Uuid,
+    client: IpAddr,
+    request: (Method, String, Option<Bytes>),
+    local: F,
+) -> Result<Response, ApiError>
+where
+    F: Fn(RoomHandle) -> Fut,
+    Fut: Future<Output = Result<Response, ApiError>>,
+{
+    let Some(node) = &state.node else {
+        return Err(ApiError::unavailable());
+    };
+    let (method, path, body) = request;
+    let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
+    loop {
+        if let Some(owner) = node.owner_of(room_id).await? {
+            match forward(node, &owner, method.clone(), &path, body.clone(), client).await {
+                Ok(answer) => return Ok(answer),
+                Err(e) => tracing::debug!(error = %e, "the room's owner did not answer"),
+            }
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(ApiError::unavailable());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        match state.registry.find(&room_id.to_string()).await {
+            Ok(Some(room)) => return local(room).await,
+            Ok(None) => return Err(ApiError::not_found(format!("no room {room_id}"))),
+            Err(StoreError::OwnedElsewhere { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
@@ -180,7 +239,7 @@ pub async fn create_room(
             "the server is shutting down",
         ));
     }
-    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let client = state.client_ip(peer.ip(), &headers);
     if !state.limiters.allow_room(client) {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -264,19 +323,29 @@ pub async fn create_room(
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
-/// `GET /api/rooms/{room_id or invite_code}`: the room summary.
+/// `GET /api/rooms/{room_id or invite_code}`: the room summary (from its owner, in a cluster).
 pub async fn room_summary(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     ApiPath(reference): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let room = find_room(&state, peer, &headers, &reference).await?;
-    let summary = room.summary().await.ok_or_else(ApiError::unavailable)?;
-    Ok(Json(summary).into_response())
+    let summary = |room: RoomHandle| async move {
+        let summary = room.summary().await.ok_or_else(ApiError::unavailable)?;
+        Ok(Json(summary).into_response())
+    };
+    match find_room(&state, peer, &headers, &reference).await? {
+        Found::Here(room) => summary(room).await,
+        Found::Elsewhere(room_id) => {
+            let client = state.client_ip(peer.ip(), &headers);
+            let request = (Method::GET, format!("/api/rooms/{room_id}"), None);
+            forwarded(&state, room_id, client, request, summary).await
+        }
+    }
 }
 
-/// `POST /api/rooms/{invite_code}/join`: 200 `{room_id, seat, color, seat_token}`; 409 `room_full`.
+/// `POST /api/rooms/{invite_code}/join`: 200 `{room_id, seat, color, seat_token}`; 409 `room_full`
+/// (decided by the room's owner, in a cluster).
 pub async fn join_room(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -284,20 +353,31 @@ pub async fn join_room(
     ApiPath(reference): ApiPath<String>,
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
-    let body: JoinBody = body.parse(Some(JoinBody::default()))?;
-    let room = find_room(&state, peer, &headers, &reference).await?;
-    let choice = body.seat.map_or(SeatChoice::Random, SeatChoice::from);
-    let joined = room
-        .join(choice, clean_name(body.name)?)
-        .await
-        .map_err(join_error)?;
-    Ok(Json(json!({
-        "room_id": joined.room_id,
-        "seat": joined.seat,
-        "color": joined.color,
-        "seat_token": joined.seat_token,
-    }))
-    .into_response())
+    let parsed: JoinBody = body.parse(Some(JoinBody::default()))?;
+    let name = clean_name(parsed.name)?;
+    let choice = parsed.seat.map_or(SeatChoice::Random, SeatChoice::from);
+    let join = |room: RoomHandle| {
+        let (choice, name) = (choice.clone(), name.clone());
+        async move {
+            let joined = room.join(choice, name).await.map_err(join_error)?;
+            Ok(Json(json!({
+                "room_id": joined.room_id,
+                "seat": joined.seat,
+                "color": joined.color,
+                "seat_token": joined.seat_token,
+            }))
+            .into_response())
+        }
+    };
+    match find_room(&state, peer, &headers, &reference).await? {
+        Found::Here(room) => join(room).await,
+        Found::Elsewhere(room_id) => {
+            let client = state.client_ip(peer.ip(), &headers);
+            let path = format!("/api/rooms/{room_id}/join");
+            let request = (Method::POST, path, Some(body.into_bytes()));
+            forwarded(&state, room_id, client, request, join).await
+        }
+    }
 }
 
 /// `GET /api/rooms`: public rooms waiting for players, newest first.
@@ -434,6 +514,6 @@ pub async fn whoami(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Json<Value> {
-    let ip = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let ip = state.client_ip(peer.ip(), &headers);
     Json(json!({ "ip": ip.to_string() }))
 }

@@ -13,9 +13,9 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::ApiPath;
 use super::lookup::{self, Lookup};
-use super::proxy;
 use crate::config::Config;
 use crate::rules::GameKind;
+use crate::store::StoreError;
 
 #[derive(RustEmbed)]
 #[folder = "web/"]
@@ -48,13 +48,15 @@ pub async fn room(
     headers: HeaderMap,
     ApiPath(code): ApiPath<String>,
 ) -> Response {
-    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let client = state.client_ip(peer.ip(), &headers);
     let status = match lookup::find_room(&state, client, &code).await {
         Ok(Lookup::Found(_)) => StatusCode::OK,
         Ok(Lookup::Missing) => StatusCode::NOT_FOUND,
         Ok(Lookup::Limited(retry)) => {
             return ApiError::rate_limited(lookup::limited_message(retry), retry).into_response();
         }
+        // Another node runs the room: the page's requests and socket are relayed there.
+        Err(StoreError::OwnedElsewhere { .. }) => StatusCode::OK,
         Err(_) => StatusCode::SERVICE_UNAVAILABLE,
     };
     page(&state.config, "room.html", status)

@@ -20,10 +20,12 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tracing::{Instrument, debug, info_span};
+use uuid::Uuid;
 
 use super::limits::Sender;
 use super::lookup::{self, Lookup};
 use super::{ApiError, AppState, Limiters, names, proxy};
+use crate::cluster::{Node, relay};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
     PROTOCOL_VERSION, Reject, close,
@@ -55,11 +57,13 @@ pub async fn upgrade(
         Ok(ws) => ws,
         Err(e) => return ApiError::bad_request(e.body_text()).into_response(),
     };
-    if !proxy::origin_allowed(&state.config, peer.ip(), &headers) {
+    // Another node relaying its client checked that client's Origin itself.
+    let relayed = state.from_peer(&headers);
+    if !relayed && !proxy::origin_allowed(&state.config, peer.ip(), &headers) {
         let message = "WebSockets from this origin are not allowed (--allowed-origins)";
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", message).into_response();
     }
-    let client = proxy::client_ip(peer.ip(), &headers, &state.config.trusted_proxies);
+    let client = state.client_ip(peer.ip(), &headers);
     let Some(slot) = state.limiters.open_socket(client) else {
         let message = format!(
             "at most {} open WebSockets from one address",
@@ -80,7 +84,7 @@ pub async fn upgrade(
             async move {
                 let _slot = slot;
                 telemetry::connection(1.0);
-                connection(state, socket, client).await;
+                connection(state, socket, client, relayed).await;
                 telemetry::connection(-1.0);
             }
             .instrument(span)
@@ -181,7 +185,8 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
 /// One WebSocket, from its hello to its close. The futures of the hello phase (reading it,
 /// loading the room from the database, joining it) are boxed: kept inline they would make every
 /// connection's task as large as the largest of them for its whole life (about 12 KiB each).
-async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
+/// `relayed`: another node of the cluster relays this client (it is never relayed again).
+async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, relayed: bool) {
     let _open = state.connection_open.clone();
     let hello = match Box::pin(read_hello(&mut socket)).await {
         Ok(hello) => hello,
@@ -189,8 +194,8 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
             return hello_error(socket, code, close_code, message).await;
         }
     };
-    let room = match Box::pin(lookup::find_room(&state, client, &hello.room)).await {
-        Ok(Lookup::Found(room)) => room,
+    let found = match Box::pin(lookup::find_room(&state, client, &hello.room)).await {
+        Ok(Lookup::Found(room)) => Ok(room),
         Ok(Lookup::Missing) => {
             let message = format!("no room {:?}", hello.room);
             return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message).await;
@@ -199,15 +204,28 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
             let message = lookup::limited_message(retry);
             return hello_error(socket, Code::RateLimited, close::CROWDED, message).await;
         }
+        Err(e) => Err(e),
+    };
+    let found = match (found, &state.node) {
+        (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
+            Box::pin(served_elsewhere(&state, node, room_id, &hello, client)).await
+        }
+        (found, _) => found.map(Served::Here),
+    };
+    let room = match found {
+        Ok(Served::Here(room)) => room,
+        Ok(Served::Owner(link)) => {
+            let ping = state.config.ping_interval();
+            return relay::pipe(socket, *link, state.shutdown.clone(), ping).await;
+        }
         Err(StoreError::Corrupt(e)) => {
             tracing::error!(error = %e, "a room's stored rows cannot be read");
             let message = "this room's stored data cannot be read".to_owned();
             return hello_error(socket, Code::Unavailable, close::INTERNAL, message).await;
         }
         Err(StoreError::OwnedElsewhere { .. }) => {
-            // Until commands are forwarded between nodes, only the owner serves a room.
-            tracing::debug!("a hello for a room another node owns");
-            return close_with(&mut socket, close::TRY_AGAIN, "room served by another node").await;
+            tracing::debug!("a relayed hello for a room that moved again");
+            return close_with(&mut socket, close::TRY_AGAIN, "room moving to another node").await;
         }
         Err(e) => {
             tracing::warn!(error = %e, "could not load a room for a hello");
@@ -273,6 +291,48 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr) {
         writer.abort();
     }
 }
+
+/// Where a hello is served.
+enum Served {
+    /// By this node's room task.
+    Here(RoomHandle),
+    /// By the owner, over this link (boxed: a WebSocket is large).
+    Owner(Box<relay::Link>),
+}
+
+/// The room `room_id`, owned by another node when it was looked up: a link to its owner, or the
+/// room itself once this node has claimed it (its owner died and its lease ran out). Retried
+/// until the owner's lease could have run out and the room been claimed (lease TTL + 2 s).
+/// Errors: still no way to the room then (`OwnedElsewhere`), or the database failed.
+async fn served_elsewhere(
+    state: &AppState,
+    node: &Node,
+    room_id: Uuid,
+    hello: &Hello,
+    client: IpAddr,
+) -> Result<Served, StoreError> {
+    let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
+    loop {
+        match relay::open(node, room_id, hello, client).await {
+            Ok(link) => return Ok(Served::Owner(Box::new(link))),
+            Err(relay::LinkError::Store(e)) => return Err(e),
+            Err(e) => debug!(error = %e, "no link to the room's owner yet"),
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(StoreError::OwnedElsewhere { room_id });
+        }
+        tokio::time::sleep(RELINK_PAUSE).await;
+        match state.registry.find(&room_id.to_string()).await {
+            Ok(Some(room)) => return Ok(Served::Here(room)),
+            Ok(None) => return Err(StoreError::OwnedElsewhere { room_id }),
+            Err(StoreError::OwnedElsewhere { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The pause between attempts to reach a room whose owner is changing.
+const RELINK_PAUSE: Duration = Duration::from_millis(200);
 
 /// When the peer was last heard from (any frame, pongs included), shared by a connection's reader
 /// and writer.

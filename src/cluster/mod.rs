@@ -1,5 +1,5 @@
-//! Several nodes on one PostgreSQL database: this node's identity and lease, and its claims on
-//! rooms (see `docs/deploy/cluster.md`; this is the first slice: ownership and fencing).
+//! Several nodes on one PostgreSQL database: this node's identity and lease, its claims on
+//! rooms, and serving clients of rooms other nodes own (see `docs/deploy/cluster.md`).
 //!
 //! A node has a fresh id at every start and a lease row renewed on the database clock
 //! ([`lease`]). A room task runs on a node only after the node has claimed the room in one
@@ -8,17 +8,28 @@
 //! can never write to it: the commit fails with [`StoreError::Fenced`](crate::store::StoreError)
 //! and the task stops. A node that cannot renew its lease in time stops every room task before
 //! the lease can expire ([`Ownership::lost`]).
+//!
+//! Any node serves any client: a client of a room another node owns is relayed to the owner
+//! ([`relay`] for WebSockets, [`forward`] for REST), and [`moves`] ends those relays when the
+//! room moves. Every node also claims, once a renewal interval, the rooms nobody alive owns
+//! ([`Node::orphaned_rooms`], run by the registry), so that their clocks and bots go on.
 
+pub mod forward;
 pub mod lease;
+pub mod moves;
+pub mod relay;
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use axum::http::HeaderMap;
+use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::config::ClusterMode;
-use crate::store::postgres::PgStore;
+use crate::store::postgres::{Owner, PgStore};
 use crate::store::{Store, StoreError};
 use crate::telemetry;
 
@@ -31,12 +42,38 @@ pub struct Lease {
     pub serving: bool,
 }
 
+/// The header a node's calls to another node carry the cluster secret in.
+pub const PEER_SECRET_HEADER: &str = "x-khanate-cluster-secret";
+
+/// The header a node's calls to another node name their client's address in (believed only
+/// with the right secret).
+pub const PEER_CLIENT_HEADER: &str = "x-khanate-client";
+
 /// This node of the cluster. Shared (`Arc`) by the registry and the server.
-#[derive(Debug)]
 pub struct Node {
     id: Uuid,
     store: PgStore,
     lease: watch::Receiver<Lease>,
+    secret: String,
+    /// SHA-256 of the secret: a peer's header is compared digest to digest, so the comparison's
+    /// time says nothing about the secret.
+    secret_digest: [u8; 32],
+    lease_ttl: Duration,
+    moves: Arc<moves::Moves>,
+    http: reqwest::Client,
+}
+
+impl std::fmt::Debug for Node {
+    // By hand, so that no log line can ever show the secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn digest(secret: &[u8]) -> [u8; 32] {
+    Sha256::digest(secret).into()
 }
 
 /// A room this node owns: the epoch of its claim, and the lease it holds the room under.
@@ -73,17 +110,64 @@ impl Node {
             sent,
             publish,
         ));
+        let moves = Arc::new(moves::Moves::default());
+        tokio::spawn(moves::listen(pg.clone(), moves.clone(), mode.lease_renew));
+        tokio::spawn(moves::recheck(pg.clone(), moves.clone(), mode.lease_ttl));
         tracing::info!(node = %id, advertise_url = %mode.advertise_url, "joined the cluster");
+        let http = reqwest::Client::builder()
+            .connect_timeout(forward::CONNECT_TIMEOUT)
+            .timeout(forward::REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| StoreError::UnsupportedUrl(format!("HTTP client for peers: {e}")))?;
         Ok(Arc::new(Node {
             id,
             store: pg.clone(),
             lease,
+            secret_digest: digest(mode.secret.as_bytes()),
+            secret: mode.secret.clone(),
+            lease_ttl: mode.lease_ttl,
+            moves,
+            http,
         }))
     }
 
     /// This node's id (fresh at every start).
     pub fn id(&self) -> Uuid {
         self.id
+    }
+
+    /// Whether a request comes from another node of this cluster: it carries the cluster secret.
+    pub fn is_peer(&self, headers: &HeaderMap) -> bool {
+        headers
+            .get(PEER_SECRET_HEADER)
+            .is_some_and(|given| digest(given.as_bytes()) == self.secret_digest)
+    }
+
+    /// The lease's time to live: how long a dead owner's rooms can wait for a takeover.
+    pub fn lease_ttl(&self) -> Duration {
+        self.lease_ttl
+    }
+
+    /// The node serving `room_id` with a live lease, if any (see [`PgStore::owner_of`]).
+    pub async fn owner_of(&self, room_id: Uuid) -> Result<Option<Owner>, StoreError> {
+        self.store.owner_of(room_id).await
+    }
+
+    /// Unfinished rooms nobody alive owns (at most `limit`; see [`PgStore::orphaned_rooms`]),
+    /// for this node to claim. Empty while this node is fenced (its claims would fail).
+    pub async fn orphaned_rooms(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        if !self.lease.borrow().serving {
+            return Ok(Vec::new());
+        }
+        self.store.orphaned_rooms(limit).await
+    }
+
+    /// Deletes the rows of nodes whose lease expired over an hour ago (a killed node leaves
+    /// its row). Returns how many.
+    pub async fn forget_dead_nodes(&self) -> Result<u64, StoreError> {
+        self.store
+            .forget_dead_nodes(Duration::from_secs(3600))
+            .await
     }
 
     /// Claims `room_id` for this node (see [`PgStore::claim_room`]) and returns the ownership its
@@ -99,10 +183,37 @@ impl Node {
             .claim_room(self.id, room_id)
             .await?
             .ok_or(StoreError::OwnedElsewhere { room_id })?;
+        tracing::debug!(%room_id, epoch = claim.epoch, "claimed the room");
         if claim.took_over {
             telemetry::takeover();
             tracing::info!(%room_id, epoch = claim.epoch, "took the room over from a node whose lease expired");
         }
+        Ok(Ownership {
+            epoch: claim.epoch,
+            generation: lease.generation,
+            lease: self.lease.clone(),
+        })
+    }
+
+    /// Creates a room owned by this node from the start (see [`PgStore::create_owned_room`])
+    /// and returns the ownership its task must carry. Errors: [`StoreError::OwnedElsewhere`]
+    /// when this node is fenced (nothing written); those of
+    /// [`Store::create_room`](crate::store::Store::create_room).
+    pub async fn create_room(
+        &self,
+        room: &crate::store::RoomRow,
+        commit: &crate::store::Commit,
+    ) -> Result<Ownership, StoreError> {
+        let lease = *self.lease.borrow();
+        let fenced = StoreError::OwnedElsewhere { room_id: room.id };
+        if !lease.serving {
+            return Err(fenced);
+        }
+        let claim = self
+            .store
+            .create_owned_room(self.id, room, commit)
+            .await?
+            .ok_or(fenced)?;
         Ok(Ownership {
             epoch: claim.epoch,
             generation: lease.generation,

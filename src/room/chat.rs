@@ -85,6 +85,7 @@ impl RecentChat {
         room_id: Uuid,
         message: ChatMessage,
         answer: Option<ChatAnswer>,
+        epoch: Option<i64>,
         fanout: &mut Fanout,
     ) -> Result<(Vec<Gone>, Option<ChatAnswer>), StoreError> {
         self.last_seq += 1;
@@ -98,7 +99,7 @@ impl RecentChat {
             answer,
         };
         let mut message = message;
-        let stored = store.insert_chat(room_id, &row).await?;
+        let stored = store.insert_chat(room_id, &row, epoch).await?;
         if let (false, Some(seat), Some(answer)) = (stored, row.seat, row.answer.clone()) {
             let cid = answer.cid;
             row = store

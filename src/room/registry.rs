@@ -135,6 +135,9 @@ pub struct Registry {
     claiming: tokio::sync::Mutex<()>,
 }
 
+/// How many orphaned rooms one sweep claims at most.
+pub const ORPHANS_PER_SWEEP: i64 = 200;
+
 /// How many times creation tries a fresh invite code after a collision.
 const INVITE_CODE_TRIES: usize = 5;
 
@@ -261,11 +264,15 @@ impl Registry {
                 commit.seats.extend(more.seats);
                 events.extend(bot_events);
             }
-            match self.store.create_room(&room, &commit).await {
-                Ok(()) => {}
+            let created = match &self.node {
+                Some(node) => node.create_room(&room, &commit).await.map(Some),
+                None => self.store.create_room(&room, &commit).await.map(|()| None),
+            };
+            let ownership = match created {
+                Ok(ownership) => ownership,
                 Err(e) if tries < INVITE_CODE_TRIES && e.is_unique_violation() => continue,
                 Err(e) => return Err(e.into()),
-            }
+            };
             let log = (1..)
                 .zip(events)
                 .map(|(v, event)| Logged::new(v, event))
@@ -283,7 +290,7 @@ impl Registry {
                 self.store.clone(),
                 self.settings.clone(),
             );
-            if let Some(ownership) = self.claim(task.room_id()).await? {
+            if let Some(ownership) = ownership {
                 task = task.with_ownership(ownership);
             }
             let handle = self.start_unless_running(task);
@@ -341,6 +348,36 @@ impl Registry {
             task = task.with_ownership(ownership);
         }
         Ok(Some(self.start_unless_running(task)))
+    }
+
+    /// Cluster mode: claims and starts the unfinished rooms nobody alive owns (released by a
+    /// node that shut down, or whose owner's lease expired), at most [`ORPHANS_PER_SWEEP`] a
+    /// call, skipping the ids in `unreadable` (rooms whose rows do not replay, which it adds
+    /// to). Returns how many it started; another node claiming a room first is no error.
+    /// Errors: the database failed.
+    pub async fn adopt_orphans(
+        &self,
+        unreadable: &mut std::collections::HashSet<Uuid>,
+    ) -> Result<usize, StoreError> {
+        let Some(node) = &self.node else {
+            return Ok(0);
+        };
+        let mut adopted = 0;
+        for id in node.orphaned_rooms(ORPHANS_PER_SWEEP).await? {
+            if unreadable.contains(&id) {
+                continue;
+            }
+            match self.find(&id.to_string()).await {
+                Ok(_) => adopted += 1,
+                Err(StoreError::OwnedElsewhere { .. }) => {}
+                Err(StoreError::Corrupt(e)) => {
+                    error!(room_id = %id, error = %e, "room not adopted: its rows do not replay");
+                    unreadable.insert(id);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(adopted)
     }
 
     /// The room's recent chat from the store, and the answers of its players' chat cids.

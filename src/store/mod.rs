@@ -69,7 +69,7 @@ pub enum StoreError {
     },
     /// Cluster mode: the room cannot be claimed by this node: another node with a live lease owns
     /// it, the room does not exist, or this node's own lease is not known alive. Retry later
-    /// (until commands are forwarded between nodes, a client must retry, see
+    /// (a client's hello or request is then relayed to the owner, see
     /// `docs/deploy/cluster.md`).
     #[error("room {room_id} is served by another node (or this node's lease is not alive)")]
     OwnedElsewhere {
@@ -282,15 +282,21 @@ impl Store {
     /// Stores one chat message of `room_id`. Returns `false`, storing nothing, when the row
     /// carries an [`answer`](ChatRow::answer) and a message of the same seat and cid is already
     /// stored (an earlier try whose outcome its writer did not learn): see
-    /// [`Store::chat_by_cid`]. Errors: no such room, or its `seq` is taken
-    /// ([`StoreError::is_unique_violation`]).
-    pub async fn insert_chat(&self, room_id: Uuid, row: &ChatRow) -> Result<bool, StoreError> {
+    /// [`Store::chat_by_cid`]. In cluster mode `epoch` is the owner epoch this node claimed
+    /// the room at, as in [`Commit::epoch`]. Errors: no such room, its `seq` is taken
+    /// ([`StoreError::is_unique_violation`]), or [`StoreError::Fenced`] (nothing stored).
+    pub async fn insert_chat(
+        &self,
+        room_id: Uuid,
+        row: &ChatRow,
+        epoch: Option<i64>,
+    ) -> Result<bool, StoreError> {
         match self {
             Store::Postgres(s) => {
-                queries::insert_chat::<Pg>(&mut *s.conn().await?, room_id, row).await
+                queries::insert_chat::<Pg>(&mut *s.conn().await?, room_id, row, epoch).await
             }
             Store::Sqlite(s) => {
-                queries::insert_chat::<Lite>(&mut *s.conn().await?, room_id, row).await
+                queries::insert_chat::<Lite>(&mut *s.conn().await?, room_id, row, epoch).await
             }
         }
     }

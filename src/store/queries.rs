@@ -374,6 +374,7 @@ pub(super) async fn insert_chat<D: Dialect>(
     conn: &mut D::Conn,
     room_id: Uuid,
     row: &ChatRow,
+    epoch: Option<i64>,
 ) -> Result<bool, StoreError> {
     let mut params = vec![
         Param::Uuid(room_id),
@@ -384,21 +385,58 @@ pub(super) async fn insert_chat<D: Dialect>(
         Param::Text(Some(&row.text)),
         Param::Time(Some(truncate_to_micros(row.created_at))),
     ];
-    let sql = match &row.answer {
-        None => {
+    if let Some(answer) = &row.answer {
+        params.extend([Param::Text(Some(&answer.cid)), Param::Big(answer.v)]);
+    }
+    if let Some(epoch) = epoch {
+        params.push(Param::Big(epoch));
+    }
+    // A single node's statements name no epoch; a cluster node's store nothing once another
+    // node has claimed the room (a fenced owner must not take a seq the new owner will use).
+    // Only the cid's key is a conflict to skip; a taken seq is still an error.
+    let sql = match (row.answer.is_some(), epoch.is_some()) {
+        (false, false) => {
             "INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)"
         }
-        Some(answer) => {
-            params.extend([Param::Text(Some(&answer.cid)), Param::Big(answer.v)]);
-            // Only the cid's key is a conflict to skip; a taken seq is still an error.
+        (true, false) => {
             "INSERT INTO chat_messages \
              (room_id, seq, channel, seat, name, text, created_at, cid, v) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (room_id, seat, cid) WHERE cid IS NOT NULL DO NOTHING"
         }
+        (false, true) => {
+            "INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) \
+             SELECT $1, $2, $3, $4, $5, $6, $7 \
+             WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND owner_epoch = $8)"
+        }
+        (true, true) => {
+            "INSERT INTO chat_messages \
+             (room_id, seq, channel, seat, name, text, created_at, cid, v) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+             WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND owner_epoch = $10) \
+             ON CONFLICT (room_id, seat, cid) WHERE cid IS NOT NULL DO NOTHING"
+        }
     };
-    Ok(D::execute(conn, Statement::new(sql, params)).await? == 1)
+    if D::execute(conn, Statement::new(sql, params)).await? == 1 {
+        return Ok(true);
+    }
+    if let Some(epoch) = epoch {
+        let sql = "SELECT owner_epoch FROM rooms WHERE id = $1";
+        if let Some(row) =
+            D::fetch_optional(conn, Statement::new(sql, [Param::Uuid(room_id)])).await?
+        {
+            let found = D::int(&row, "owner_epoch").and_then(|v| required("owner_epoch", v))?;
+            if found != epoch {
+                return Err(StoreError::Fenced {
+                    room_id,
+                    epoch,
+                    found,
+                });
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// See [`Store::chat`](super::Store::chat); `limit` is not negative.

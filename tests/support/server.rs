@@ -63,6 +63,15 @@ impl TestServer {
     }
 }
 
+/// A loopback port free a moment ago, for a server that must know its address before it starts
+/// (a cluster node's `--advertise-url`).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 /// The server binary as a child process, killed (not shut down) on drop or by [`Process::kill`].
 pub struct Process {
     pub addr: SocketAddr,
@@ -76,7 +85,8 @@ impl Process {
         Process::start_with(database_url, &[], &[])
     }
 
-    /// [`Process::start`] with `extra` arguments (a limit among them replaces the tests'), run
+    /// [`Process::start`] with `extra` arguments (a limit or `--bind` among them replaces the
+    /// tests'), run
     /// under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`) when not empty.
     pub fn start_with(database_url: &str, extra: &[&str], wrapper: &[&str]) -> Process {
         // The limits of the in-process test servers: tests play much faster than people.
@@ -113,14 +123,10 @@ impl Process {
             }
             None => Command::new(binary),
         };
+        let bind = ["--bind", "127.0.0.1:0"];
         let mut child = command
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--database-url",
-                database_url,
-            ])
+            .args(["serve", "--database-url", database_url])
+            .args(bind.iter().filter(|_| !extra.contains(&"--bind")))
             .args(
                 defaults
                     .iter()
@@ -128,7 +134,10 @@ impl Process {
                     .flat_map(|(flag, value)| [*flag, value.as_str()]),
             )
             .args(extra)
-            .env("RUST_LOG", "warn")
+            .env(
+                "RUST_LOG",
+                std::env::var("KHANATE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -154,6 +163,38 @@ impl Process {
             .status()
             .expect("kill runs");
         assert!(sent.success(), "kill -{signal}");
+        if signal == "STOP" {
+            self.wait_stopped();
+        }
+    }
+
+    /// Waits until every thread of the process is stopped (`T` in `/proc/{pid}/task/*/stat`):
+    /// kill(1) returns once the signal is sent, and a thread already running may still do some
+    /// work (commit a move) before it stops.
+    fn wait_stopped(&self) {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let stopped = std::fs::read_dir(&tasks)
+                .expect("the process's threads")
+                .all(|task| {
+                    let stat = task
+                        .ok()
+                        .and_then(|task| std::fs::read_to_string(task.path().join("stat")).ok())
+                        .unwrap_or_default();
+                    // The state follows the command name, which is in parentheses.
+                    stat.rsplit_once(") ")
+                        .is_some_and(|(_, rest)| rest.starts_with('T') || rest.starts_with('t'))
+                });
+            if stopped {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the process never stopped"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 
     /// Waits for the process to exit (after a SIGTERM) and returns whether it exited cleanly.

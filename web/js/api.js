@@ -51,9 +51,12 @@ export async function lobby() {
 }
 
 // The WebSocket endpoint, next to the pages under the same base.
-export function socketUrl() {
+// The WebSocket URL for a room. The room in the query is only for a proxy that sends every
+// client of one room to the same node (docs/deploy/nginx-cluster.conf); the hello decides.
+export function socketUrl(room) {
   const url = new URL('ws', document.baseURI);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.searchParams.set('room', room);
   return url.href;
 }
 

@@ -77,7 +77,7 @@ export class RoomSocket {
     this.retryAt = null;
     this.error = null;
     this.setState('connecting');
-    const ws = new WebSocket(socketUrl());
+    const ws = new WebSocket(socketUrl(this.room));
     this.ws = ws;
     ws.onopen = () => {
       const hello = { protocol: 1, room: this.room };

@@ -140,6 +140,7 @@ impl Authority {
             cid: cid.clone(),
             v,
         });
+        let epoch = self.ownership.as_ref().map(Ownership::epoch);
         let posted = self
             .chat
             .post(
@@ -147,6 +148,7 @@ impl Authority {
                 self.state.id,
                 message,
                 answer,
+                epoch,
                 &mut self.fanout,
             )
             .await;
@@ -156,6 +158,11 @@ impl Authority {
                 stored.map_or(v, |first| first.v)
             }
             Err(e) => {
+                if matches!(e, StoreError::Fenced { .. }) {
+                    // Another node claimed the room: it is theirs; this task stops.
+                    telemetry::fencing_refusal();
+                    self.stale = true;
+                }
                 warn!(error = %e, "a chat message could not be stored");
                 telemetry::command("chat", Some(Code::Unavailable.as_str()));
                 let message = "could not store the message; send it again".to_owned();

@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::PgStore;
-use crate::store::StoreError;
+use sqlx::PgConnection;
+
+use super::{Pg, PgStore};
+use crate::store::{Commit, RoomRow, StoreError, queries};
 
 /// A successful claim of a room (see [`PgStore::claim_room`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +17,54 @@ pub struct Claim {
     pub epoch: i64,
     /// Whether another node owned the room before (its lease had expired): a takeover.
     pub took_over: bool,
+}
+
+/// The channel claims notify on. A payload is `"{room_id} {epoch} {ms}"`: the room, its new owner
+/// epoch, and when the claim ran (milliseconds since 1970 on the database's clock, for the lag).
+pub const OWNER_CHANNEL: &str = "khanate_owner";
+
+/// Where a room is served: its owner node with a live lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    /// The owner's node id.
+    pub node: Uuid,
+    /// The owner's `--advertise-url`.
+    pub url: String,
+    /// The room's owner epoch.
+    pub epoch: i64,
+}
+
+/// See [`PgStore::claim_room`]; on `conn`, so that a creation can claim in its transaction.
+async fn claim(
+    conn: &mut PgConnection,
+    node: Uuid,
+    room_id: Uuid,
+) -> Result<Option<Claim>, StoreError> {
+    let claimed: Option<(i64, Option<Uuid>)> = sqlx::query_as(
+        // `previous` is read from the statement's snapshot, before the update: only the
+        // takeover count depends on it, never who owns the room.
+        "WITH claimed AS ( \
+           UPDATE rooms SET owner_node = $1, owner_epoch = rooms.owner_epoch + 1 \
+           FROM (SELECT owner_node AS previous FROM rooms WHERE id = $2) AS before \
+           WHERE rooms.id = $2 \
+             AND EXISTS (SELECT 1 FROM nodes WHERE id = $1 AND lease_expires_at > now()) \
+             AND (rooms.owner_node IS NULL OR rooms.owner_node = $1 OR NOT EXISTS ( \
+                  SELECT 1 FROM nodes \
+                  WHERE nodes.id = rooms.owner_node AND nodes.lease_expires_at > now())) \
+           RETURNING rooms.id, rooms.owner_epoch, before.previous) \
+         SELECT claimed.owner_epoch, claimed.previous FROM claimed, LATERAL ( \
+           SELECT pg_notify($3, claimed.id::text || ' ' || claimed.owner_epoch || ' ' || \
+             (extract(epoch FROM clock_timestamp()) * 1000)::bigint)) AS notified",
+    )
+    .bind(node)
+    .bind(room_id)
+    .bind(OWNER_CHANNEL)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(claimed.map(|(epoch, before)| Claim {
+        epoch,
+        took_over: before.is_some_and(|owner| owner != node),
+    }))
 }
 
 /// A lease length as PostgreSQL `interval` text (milliseconds).
@@ -60,27 +110,37 @@ impl PgStore {
     /// Makes `node` the owner of `room_id` in one statement, bumping its owner epoch, when the
     /// room has no owner, its owner is `node`, or its owner's lease has expired, and `node`'s own
     /// lease is alive. `Ok(None)`: no such room, or another node with a live lease owns it.
+    /// A claim also sends a notification on [`OWNER_CHANNEL`] (delivered when it commits), so
+    /// that every node relaying clients to the room's old owner learns at once that it moved.
     pub async fn claim_room(&self, node: Uuid, room_id: Uuid) -> Result<Option<Claim>, StoreError> {
-        let claimed: Option<(i64, Option<Uuid>)> = sqlx::query_as(
-            // `previous` is read from the statement's snapshot, before the update: only the
-            // takeover count depends on it, never who owns the room.
-            "UPDATE rooms SET owner_node = $1, owner_epoch = rooms.owner_epoch + 1 \
-             FROM (SELECT owner_node AS previous FROM rooms WHERE id = $2) AS before \
-             WHERE rooms.id = $2 \
-               AND EXISTS (SELECT 1 FROM nodes WHERE id = $1 AND lease_expires_at > now()) \
-               AND (rooms.owner_node IS NULL OR rooms.owner_node = $1 OR NOT EXISTS ( \
-                    SELECT 1 FROM nodes \
-                    WHERE nodes.id = rooms.owner_node AND nodes.lease_expires_at > now())) \
-             RETURNING rooms.owner_epoch, before.previous",
-        )
-        .bind(node)
-        .bind(room_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(claimed.map(|(epoch, before)| Claim {
-            epoch,
-            took_over: before.is_some_and(|owner| owner != node),
-        }))
+        let mut conn = self.pool.acquire().await?;
+        claim(&mut conn, node, room_id).await
+    }
+
+    /// Creates a room as [`Store::create_room`](crate::store::Store::create_room) does, owned
+    /// by `node` from the start (claimed in the same transaction, so no other node's sweep can
+    /// take a room that is being created). `Ok(None)`, with nothing written: `node`'s lease is
+    /// not alive. Errors: those of `create_room`.
+    pub async fn create_owned_room(
+        &self,
+        node: Uuid,
+        room: &RoomRow,
+        commit: &Commit,
+    ) -> Result<Option<Claim>, StoreError> {
+        if commit.room_id != room.id {
+            return Err(StoreError::Corrupt(format!(
+                "refusing to write: commit for room {} given to create room {}",
+                commit.room_id, room.id
+            )));
+        }
+        let mut tx = self.pool.begin().await?;
+        queries::insert_room::<Pg>(&mut tx, room, commit.expected_version).await?;
+        queries::apply::<Pg>(&mut tx, commit).await?;
+        let claimed = claim(&mut tx, node, room.id).await?;
+        if claimed.is_some() {
+            tx.commit().await?;
+        }
+        Ok(claimed)
     }
 
     /// Gives up every room `node` owns (their epochs stay, so a late commit of this node is still
@@ -98,5 +158,63 @@ impl PgStore {
             .await?;
         tx.commit().await?;
         Ok(released)
+    }
+
+    /// The node serving `room_id`: its owner, if that owner's lease is alive on the database
+    /// clock. `None`: no such room, or nobody alive owns it (it may be claimed).
+    pub async fn owner_of(&self, room_id: Uuid) -> Result<Option<Owner>, StoreError> {
+        let owner: Option<(Uuid, String, i64)> = sqlx::query_as(
+            "SELECT nodes.id, nodes.advertise_url, rooms.owner_epoch \
+             FROM rooms JOIN nodes ON nodes.id = rooms.owner_node \
+             WHERE rooms.id = $1 AND nodes.lease_expires_at > now()",
+        )
+        .bind(room_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(owner.map(|(node, url, epoch)| Owner { node, url, epoch }))
+    }
+
+    /// The owner epochs of those of `rooms` that exist, as `(room id, epoch)`.
+    pub async fn owner_epochs(&self, rooms: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        Ok(
+            sqlx::query_as("SELECT id, owner_epoch FROM rooms WHERE id = ANY($1)")
+                .bind(rooms)
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// At most `limit` unfinished rooms that nobody alive owns: released by a node that shut
+    /// down, or owned by a node whose lease expired (or whose row is gone), oldest first.
+    pub async fn orphaned_rooms(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM rooms \
+             WHERE status <> 'finished' AND NOT EXISTS ( \
+               SELECT 1 FROM nodes \
+               WHERE nodes.id = rooms.owner_node AND nodes.lease_expires_at > now()) \
+             ORDER BY created_at, id LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Deletes the rows of nodes whose lease expired more than `after` ago (killed nodes
+    /// leave theirs). Returns how many.
+    pub async fn forget_dead_nodes(&self, after: Duration) -> Result<u64, StoreError> {
+        Ok(
+            sqlx::query("DELETE FROM nodes WHERE lease_expires_at < now() - $1::interval")
+                .bind(interval(after))
+                .execute(&self.pool)
+                .await?
+                .rows_affected(),
+        )
+    }
+
+    /// A listener of [`OWNER_CHANNEL`] on its own connection of this store's pool settings.
+    pub async fn owner_listener(&self) -> Result<sqlx::postgres::PgListener, StoreError> {
+        let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool).await?;
+        listener.listen(OWNER_CHANNEL).await?;
+        Ok(listener)
     }
 }

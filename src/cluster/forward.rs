@@ -1,0 +1,68 @@
+//! A room's REST request (its summary, a join) on a node that does not own the room: sent on to
+//! the owner's `--advertise-url` with the cluster secret and the client's address, and the
+//! owner's answer given back as it is, so that a join is decided, stored and answered by the one
+//! node that runs the room.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::{Node, PEER_CLIENT_HEADER, PEER_SECRET_HEADER};
+use crate::store::postgres::Owner;
+use crate::telemetry;
+
+/// How long connecting to another node may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long another node may take to answer a forwarded request.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends `method path` (the path under the node's base URL, e.g. `/api/rooms/{id}/join`) with
+/// `body` (JSON, if any) for the client at `client` to `owner`, and returns its answer: status,
+/// `Content-Type`, `Retry-After` and body. Errors (a message): the owner could not be reached or
+/// did not answer in time; nothing is known to have happened there.
+pub async fn forward(
+    node: &Node,
+    owner: &Owner,
+    method: Method,
+    path: &str,
+    body: Option<Bytes>,
+    client: IpAddr,
+) -> Result<Response, String> {
+    let url = format!("{}{path}", owner.url.trim_end_matches('/'));
+    let mut request = node
+        .http
+        .request(method, url)
+        .header(PEER_SECRET_HEADER, &node.secret)
+        .header(PEER_CLIENT_HEADER, client.to_string());
+    if let Some(body) = body {
+        request = request
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(body);
+    }
+    let answer = request.send().await.map_err(|e| e.to_string())?;
+    telemetry::forwarded_command("rest");
+    let status = StatusCode::from_u16(answer.status().as_u16()).map_err(|e| e.to_string())?;
+    let kept = |name: header::HeaderName| {
+        answer
+            .headers()
+            .get(name.as_str())
+            .and_then(|v| HeaderValue::from_bytes(v.as_bytes()).ok())
+    };
+    let content_type = kept(header::CONTENT_TYPE);
+    let retry_after = kept(header::RETRY_AFTER);
+    let bytes = answer.bytes().await.map_err(|e| e.to_string())?;
+    let mut response = (status, bytes).into_response();
+    for (name, value) in [
+        (header::CONTENT_TYPE, content_type),
+        (header::RETRY_AFTER, retry_after),
+    ] {
+        if let Some(value) = value {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    Ok(response)
+}
