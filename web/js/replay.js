@@ -32,7 +32,7 @@ export function fetchHistory(roomId) {
     };
     const timer = setTimeout(() => done(null), FETCH_TIMEOUT_MS);
     try {
-      ws = new WebSocket(socketUrl());
+      ws = new WebSocket(socketUrl(roomId));
     } catch {
       done(null);
       return;
