@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::bot::Level;
-use crate::rules::{EndReason, Extra, Outcome, Seat};
+use crate::rules::{EndReason, Extra, Material, Outcome, Seat};
 
 mod server_frame;
 pub use server_frame::ServerFrame;
@@ -598,6 +598,19 @@ pub enum Event {
         position: String,
         /// The seat now on move; `null` when this move ended the game.
         to_move: Option<Seat>,
+        /// The squares whose enemy piece the move captured, in the game's square names (Khan:
+        /// custodian captures and the piece a push took; Ouk Chatrang: the captured piece's
+        /// square); `[]` when none, and always in Khan-Tsin. Events stored before this field
+        /// existed read as `[]`.
+        #[serde(default)]
+        captured: Vec<String>,
+        /// Each seat's material after the move, by seat number (Khan `{"soldiers", "khans"}` on
+        /// the board, Ouk Chatrang `{"captured": "rnp"}` taken so far); absent in Khan-Tsin.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        material: Option<Material>,
+        /// The seat whose King the move put in check (Ouk Chatrang only); absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        check: Option<Seat>,
         #[serde(flatten)]
         /// The game's own state after the move, its keys side by side with the others (Ouk
         /// Chatrang: `counting` while a count runs, O-18..O-24); no key when it has none.
@@ -612,6 +625,11 @@ pub enum Event {
     OfferDeclined {
         /// The id of the offer that is no longer open.
         id: u64,
+        /// The seat that declined it: the one it was offered to (by `decline`, or by moving), or
+        /// the offerer withdrawing it; absent when no seat did (a player left a three-player
+        /// game, which withdraws every offer), and in events stored before this field existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Seat>,
     },
     /// `offer_accepted`: one of several players who must accept an offer did (three-player
     /// games); the offer stays open until the last one accepts, which ends the game.
@@ -804,6 +822,20 @@ pub struct Snapshot {
     pub moves: Vec<String>,
     /// The same moves for people (Ouk Chatrang: SAN), one per entry of `moves`.
     pub display_moves: Vec<String>,
+    /// One entry per entry of `moves`: who played it, what it captured and the position after it.
+    #[serde(default)]
+    pub history: Vec<HistoryEntry>,
+    /// Each seat's material now (see `moved.d.material`); absent in Khan-Tsin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<Material>,
+    /// The seat in check now (Ouk Chatrang only); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Seat>,
+    /// The seat of the room's creator (the `seat_taken` of version 1); `null` before it.
+    pub created_by: Option<Seat>,
+    /// How many spectator connections the room has (the recipient included, if it is one).
+    #[serde(default)]
+    pub spectators: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Every legal move, only in the snapshot sent to the seat on move; absent otherwise.
     pub legal_moves: Option<Value>,
@@ -832,6 +864,25 @@ pub struct Snapshot {
     /// A timed room's clocks (settings and each seat's time now); absent for an untimed room.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockView>,
+}
+
+/// One move of a room's history as the snapshot gives it (the game record's entries add `material`
+/// and `check`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// The seat that played it.
+    pub seat: Seat,
+    /// The squares it captured on (as `moved.d.captured`).
+    pub captured: Vec<String>,
+    /// The position after it (as `moved.d.position`).
+    pub position: String,
+}
+
+/// `spectators`: the number of spectator connections changed (no `v`; sent to every connection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpectatorCount {
+    /// How many spectator connections the room has now.
+    pub count: u32,
 }
 
 /// `ack`: the command was accepted and durably stored; `v` is the room version it made.

@@ -223,7 +223,7 @@ async fn a_declined_rematch_makes_no_room() {
     assert_eq!(black.answer("r2").await["d"]["v"], 6);
     assert_eq!(
         white.event("offer_declined", 6).await["d"],
-        json!({"id": 1})
+        json!({"id": 1, "by": 1})
     );
     black.command("accept", "r3", json!({"offer": 1})).await;
     assert_eq!(black.answer("r3").await["d"]["code"], "no_such_offer");

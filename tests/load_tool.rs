@@ -151,3 +151,49 @@ async fn a_refused_or_missing_server_ends_the_run_with_the_reason() {
     assert!(!ok);
     assert!(stderr.contains("a room could not be set up"), "{stderr}");
 }
+
+/// A load through nginx in front of three cluster nodes (`docs/deploy/nginx-cluster.conf`):
+/// every room plays, and the report gives each node's CPU and memory beside their sum.
+#[tokio::test]
+async fn a_load_through_the_cluster_proxy_reports_each_node() {
+    let cluster = support::cluster::Cluster::start(3, support::cluster::SHORT_LEASE).await;
+    let url = format!("http://{}", cluster.nginx.addr);
+    let pids: Vec<String> = cluster.nodes.iter().map(|n| n.pid().to_string()).collect();
+    let args = [
+        "--url",
+        &url,
+        "--node-pids",
+        &pids.join(","),
+        "--rooms",
+        "6",
+        "--rate",
+        "30",
+        "--warmup",
+        "0.5",
+        "--duration",
+        "2",
+        "--spectators",
+        "6",
+    ];
+    let (ok, stdout, stderr) = load(&cluster.db.url, &args);
+    assert!(ok, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let k = &report["khanate"];
+    assert!(k["moves"].as_u64() > Some(0), "{k}");
+    assert_eq!(k["rejects"], serde_json::json!({}), "{k}");
+    assert_eq!(k["errors"], serde_json::json!({}), "{k}");
+    assert_eq!(
+        k["connections_peak"], 18,
+        "6 rooms of 2 seats, 6 spectators"
+    );
+    let nodes = k["cpu"]["node_cores"].as_array().expect("each node's CPU");
+    assert_eq!(nodes.len(), 3, "{k}");
+    let sum: f64 = nodes.iter().map(|c| c.as_f64().expect("a number")).sum();
+    let total = k["cpu"]["server_cores"].as_f64().expect("their sum");
+    assert!((total - sum).abs() < 0.011, "{total} is the nodes' {sum}");
+    let memory = k["node_rss_peak_mib"]
+        .as_array()
+        .expect("each node's memory");
+    assert_eq!(memory.len(), 3, "{k}");
+    assert!(memory.iter().all(|m| m.as_f64() > Some(0.0)), "{k}");
+}

@@ -22,11 +22,7 @@
 
 mod support;
 
-use std::fs;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -35,21 +31,17 @@ use khanate::rules::ouk_chatrang::Game;
 use khanate::rules::{Rules, Seat};
 use serde_json::{Value, json};
 use support::db::PgDatabase;
+use support::nginx::{Change, Nginx, PROXY_IP};
 use support::server::{TestServer, two_player_room};
 use support::ws::Client;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use uuid::Uuid;
 
 /// The file under test.
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/deploy/nginx.conf");
 
-/// Where nginx listens.
-const NGINX_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
-/// Where nginx connects to Khanate from (`proxy_bind`): the only proxy Khanate trusts.
-const PROXY_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 3);
 /// Where the tests' own HTTP and WebSocket clients connect from, where it matters.
 const CLIENT_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 4);
 /// The shipped configuration's placeholder host name, sent as `Host` by the clients.
@@ -59,40 +51,6 @@ const READ_TIMEOUT_S: u64 = 3;
 
 // ---------------------------------------------------------------------------------------------
 // nginx as a child process
-
-/// The nginx binary: `nginx` on `PATH`, else Debian's `/usr/sbin/nginx` (not on a non-root
-/// `PATH`). Panics, saying how to install it, when there is none.
-fn nginx_binary() -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .map(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("nginx"))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    on_path
-        .into_iter()
-        .chain([PathBuf::from("/usr/sbin/nginx")])
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "nginx is not installed (looked on PATH and at /usr/sbin/nginx): the tests in \
-                 tests/nginx.rs run the shipped docs/deploy/nginx.conf in a real nginx. Install it \
-                 (Debian/Ubuntu: `apt-get install nginx`; `.ci/run` does) and run them again."
-            )
-        })
-}
-
-/// One change [`derive_config`] makes to the shipped file: the (trimmed, non-comment) lines that
-/// are exactly `line` — or, with `prefix`, start with it — become `to` (nothing: dropped), and there
-/// must be `at_least..=at_most` of them.
-struct Change {
-    line: &'static str,
-    prefix: bool,
-    to: Vec<String>,
-    at_least: usize,
-    at_most: usize,
-}
 
 /// `docs/deploy/nginx.conf` made runnable by a test, line by line, with exactly these changes:
 ///
@@ -104,253 +62,40 @@ struct Change {
 ///   `proxy_bind 127.0.0.3;` (nginx connects to Khanate from the proxy's own address);
 /// - `proxy_read_timeout 60s;` → `proxy_read_timeout 3s;` (to see it pass within a test).
 ///
-/// Every other line is kept as shipped. Each change must apply as often as expected, so an edit of
-/// the shipped file that the test would silently stop exercising fails here instead. Comment lines
-/// are never matched.
+/// Every other line is kept as shipped (see [`support::nginx::derive`]).
 fn derive_config(
     shipped: &str,
     addr: SocketAddr,
     redirect_addr: SocketAddr,
     upstream: SocketAddr,
 ) -> String {
-    let change = |line, to: &[String]| Change {
-        line,
-        prefix: false,
-        to: to.to_vec(),
-        at_least: 1,
-        at_most: 1,
-    };
     let changes = [
-        change("listen 443 ssl;", &[format!("listen {addr};")]),
-        change("listen [::]:443 ssl;", &[]),
-        Change {
-            line: "ssl_",
-            prefix: true,
-            to: Vec::new(),
-            at_least: 2,
-            at_most: usize::MAX,
-        },
-        change("listen 80;", &[format!("listen {redirect_addr};")]),
-        change("listen [::]:80;", &[]),
-        change(
+        Change::once("listen 443 ssl;", &[format!("listen {addr};")]),
+        Change::once("listen [::]:443 ssl;", &[]),
+        Change::drop_all("ssl_", 2),
+        Change::once("listen 80;", &[format!("listen {redirect_addr};")]),
+        Change::once("listen [::]:80;", &[]),
+        Change::once(
             "proxy_pass http://127.0.0.1:8080;",
             &[
                 format!("proxy_pass http://{upstream};"),
                 format!("proxy_bind {PROXY_IP};"),
             ],
         ),
-        change(
+        Change::once(
             "proxy_read_timeout 60s;",
             &[format!("proxy_read_timeout {READ_TIMEOUT_S}s;")],
         ),
     ];
-    let mut applied = vec![0usize; changes.len()];
-    let mut out = String::new();
-    for line in shipped.lines() {
-        let code = line.trim();
-        let indent = &line[..line.len() - line.trim_start().len()];
-        let found = changes.iter().position(|c| {
-            !code.starts_with('#')
-                && if c.prefix {
-                    code.starts_with(c.line)
-                } else {
-                    code == c.line
-                }
-        });
-        let Some(i) = found else {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        };
-        applied[i] += 1;
-        out.push_str(&format!("{indent}# tests/nginx.rs: was `{code}`\n"));
-        for new in &changes[i].to {
-            out.push_str(&format!("{indent}{new}\n"));
-        }
-    }
-    for (c, n) in changes.iter().zip(applied) {
-        assert!(
-            (c.at_least..=c.at_most).contains(&n),
-            "{SHIPPED}: {n} line(s) `{}{}` outside comments, expected {}{}; tests/nginx.rs derives \
-             its configuration from them: update it along with the shipped file",
-            c.line,
-            if c.prefix { "…" } else { "" },
-            c.at_least,
-            if c.at_most > c.at_least {
-                " or more"
-            } else {
-                ""
-            },
-        );
-    }
-    out
+    support::nginx::derive(SHIPPED, shipped, &changes, "tests/nginx.rs")
 }
 
-/// The main configuration around the derived file: what a distribution's `/etc/nginx/nginx.conf`
-/// provides, with every path in the test's own directory.
-///
-/// When the tests run as root the master process switches its worker to `user` (by default
-/// `nobody`, which may not be able to write to the test directory, and Debian's `www-data` is not
-/// everywhere), so the worker is told to stay `root`: it only serves loopback for a few seconds.
-/// As another user nginx cannot switch users at all and the directive is left out.
-fn main_config(dir: &Path) -> String {
-    let as_root = fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
-    let d = dir.display();
-    format!(
-        "# Written by tests/nginx.rs around khanate.conf (docs/deploy/nginx.conf with the test's changes).\n\
-         {user}worker_processes 1;\n\
-         pid {d}/nginx.pid;\n\
-         error_log {d}/error.log info;\n\
-         events {{\n    worker_connections 256;\n}}\n\
-         http {{\n\
-         \x20   access_log {d}/access.log;\n\
-         \x20   client_body_temp_path {d}/client_body;\n\
-         \x20   proxy_temp_path {d}/proxy;\n\
-         \x20   fastcgi_temp_path {d}/fastcgi;\n\
-         \x20   uwsgi_temp_path {d}/uwsgi;\n\
-         \x20   scgi_temp_path {d}/scgi;\n\
-         \x20   include {d}/khanate.conf;\n\
-         }}\n",
-        user = if as_root { "user root;\n" } else { "" },
-    )
-}
-
-/// Two distinct free ports on `ip` (the kernel's choice, released for nginx to take).
-fn free_ports(ip: Ipv4Addr) -> (SocketAddr, SocketAddr) {
-    let bind = || {
-        std::net::TcpListener::bind((ip, 0)).unwrap_or_else(|e| {
-            panic!("cannot listen on {ip}: {e} (the tests use several loopback addresses)")
-        })
-    };
-    let (a, b) = (bind(), bind());
-    (a.local_addr().unwrap(), b.local_addr().unwrap())
-}
-
-/// A running nginx, stopped (and its directory removed) on drop.
-struct Nginx {
-    /// The shipped HTTPS server block, listening in plain HTTP.
-    addr: SocketAddr,
-    /// The shipped HTTP→HTTPS redirect block.
-    redirect_addr: SocketAddr,
-    binary: PathBuf,
-    dir: PathBuf,
-    child: Child,
-}
-
-impl Nginx {
-    /// Starts nginx with the derived configuration in front of `upstream` and waits until it
-    /// accepts connections. Tries other ports when one was taken in the meantime.
-    async fn start(upstream: SocketAddr) -> Nginx {
-        let binary = nginx_binary();
-        let shipped =
-            fs::read_to_string(SHIPPED).unwrap_or_else(|e| panic!("cannot read {SHIPPED}: {e}"));
-        let mut failures = Vec::new();
-        for _attempt in 0..5 {
-            let (addr, redirect_addr) = free_ports(NGINX_IP);
-            let derived = derive_config(&shipped, addr, redirect_addr, upstream);
-            let dir =
-                std::env::temp_dir().join(format!("khanate-nginx-{}", Uuid::new_v4().simple()));
-            fs::create_dir_all(&dir).expect("creates the nginx directory");
-            fs::write(dir.join("khanate.conf"), derived).expect("writes khanate.conf");
-            fs::write(dir.join("nginx.conf"), main_config(&dir)).expect("writes nginx.conf");
-            let stderr = fs::File::create(dir.join("stderr.log")).expect("creates stderr.log");
-            let child = Command::new(&binary)
-                .args(Nginx::args(&dir))
-                .args(["-g", "daemon off;"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(stderr)
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot run {}: {e}", binary.display()));
-            let mut nginx = Nginx {
-                addr,
-                redirect_addr,
-                binary: binary.clone(),
-                dir,
-                child,
-            };
-            match nginx.wait_until_listening().await {
-                Ok(()) => return nginx,
-                Err(logs) => {
-                    drop(nginx);
-                    if !logs.contains("Address already in use") {
-                        panic!("nginx did not start:\n{logs}");
-                    }
-                    failures.push(logs);
-                }
-            }
-        }
-        panic!("nginx did not start, ports taken each time:\n{failures:#?}");
-    }
-
-    fn args(dir: &Path) -> Vec<String> {
-        let d = dir.display();
-        vec![
-            "-p".into(),
-            format!("{d}/"),
-            "-c".into(),
-            format!("{d}/nginx.conf"),
-            "-e".into(),
-            format!("{d}/error.log"),
-        ]
-    }
-
-    /// Both server blocks accept connections; or nginx's logs when it exited or took too long.
-    async fn wait_until_listening(&mut self) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Err(format!("nginx exited ({status})\n{}", self.logs()));
-            }
-            if TcpStream::connect(self.addr).await.is_ok()
-                && TcpStream::connect(self.redirect_addr).await.is_ok()
-            {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "nginx not listening on {} after 10 s\n{}",
-                    self.addr,
-                    self.logs()
-                ));
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// Its standard error, error log and the configuration it ran, for failure messages.
-    fn logs(&self) -> String {
-        let read = |name: &str| fs::read_to_string(self.dir.join(name)).unwrap_or_default();
-        format!(
-            "--- stderr\n{}--- error.log\n{}--- khanate.conf (derived from {SHIPPED})\n{}",
-            read("stderr.log"),
-            read("error.log"),
-            read("khanate.conf")
-        )
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        // A fast shutdown through the master, which takes its worker with it (a worker outlives a
-        // master killed with SIGKILL); SIGKILL only if that did not work within 5 s.
-        let _ = Command::new(&self.binary)
-            .args(Nginx::args(&self.dir))
-            .args(["-s", "stop"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if std::thread::panicking() {
-            eprintln!("nginx's logs ({}):\n{}", self.dir.display(), self.logs());
-        }
-        let _ = fs::remove_dir_all(&self.dir);
-    }
+/// nginx running the derived file in front of `upstream`.
+async fn start_nginx(upstream: SocketAddr) -> Nginx {
+    Nginx::start(SHIPPED, |shipped, addr, redirect_addr| {
+        derive_config(shipped, addr, redirect_addr, upstream)
+    })
+    .await
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -371,7 +116,7 @@ impl Setup {
         config.trusted_proxies = vec![format!("{PROXY_IP}/32").parse().unwrap()];
         change(&mut config);
         let server = TestServer::start_with(config).await;
-        let nginx = Nginx::start(server.addr).await;
+        let nginx = start_nginx(server.addr).await;
         Setup { nginx, server, db }
     }
 

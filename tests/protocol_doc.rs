@@ -5,7 +5,7 @@
 
 use khanate::protocol::{
     Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, ServerFrame,
-    Snapshot, Welcome, parse_incoming,
+    Snapshot, SpectatorCount, Welcome, parse_incoming,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -51,6 +51,7 @@ fn check_server_frame(frame: &Value) {
         "pong" => assert_eq!(d, &json!({})),
         "chat" => round_trips::<ChatMessage>(d),
         "chat_history" => round_trips::<ChatHistory>(d),
+        "spectators" => round_trips::<SpectatorCount>(d),
         _ => {
             let mut public = d.clone();
             if let Value::Object(map) = &mut public {
@@ -150,6 +151,7 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "spectator_chat",
         "chat",
         "chat_history",
+        "spectators",
         "presence",
         "ack",
         "reject",

@@ -34,8 +34,9 @@ async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
         .connect(Some(black_token), None, black_tx)
         .await
         .unwrap();
-    // A spectator that never reads, with room for welcome, snapshot and one event.
-    let (slow_tx, mut slow_rx) = mpsc::channel(3);
+    // A spectator that never reads, with room for welcome, snapshot, the spectator count its
+    // arrival changed, and one event.
+    let (slow_tx, mut slow_rx) = mpsc::channel(4);
     room.connect(None, None, slow_tx).await.unwrap();
 
     let moves = ["e3e4", "d6d5", "e4d5", "e8c7"];
@@ -73,6 +74,7 @@ async fn a_connection_with_a_full_queue_is_dropped_and_the_room_goes_on() {
     // The spectator got what fit, in order, and then the room closed its queue.
     assert_eq!(text(slow_rx.recv().await.unwrap())["t"], "welcome");
     assert_eq!(text(slow_rx.recv().await.unwrap())["v"], 3, "the snapshot");
+    assert_eq!(text(slow_rx.recv().await.unwrap())["t"], "spectators");
     let moved = text(slow_rx.recv().await.unwrap());
     assert_eq!(
         (moved["t"].as_str(), moved["v"].as_i64()),

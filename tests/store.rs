@@ -684,18 +684,21 @@ async fn lobby_lists_public_waiting_rooms_newest_first_with_taken_counts(store: 
     .await;
     open_room(&store, &finished, RoomStatus::Finished, None).await;
 
-    let entry = |r: &RoomRow, taken: u8| LobbyRoom {
+    // The creator is the first seat taken, whatever its number (B took seat 0 before C seat 2).
+    let entry = |r: &RoomRow, taken: u8, creator: Option<&str>| LobbyRoom {
         room_id: r.id,
         invite_code: r.invite_code.clone(),
         game: GameKind::OukChatrang,
         seats: r.seats,
         taken,
         created_at: r.created_at,
+        creator_name: creator.map(str::to_owned),
+        clock: None,
     };
     let all = vec![
-        entry(&two_of_three, 2),
-        entry(&empty, 0),
-        entry(&one_taken, 1),
+        entry(&two_of_three, 2, Some("B")),
+        entry(&empty, 0, None),
+        entry(&one_taken, 1, Some("A")),
     ];
     assert_eq!(store.lobby(10).await.expect("lobby"), all);
     assert_eq!(store.lobby(2).await.expect("lobby"), all[..2].to_vec());

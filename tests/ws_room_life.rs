@@ -141,7 +141,7 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
     assert_eq!(black.answer("m2").await["d"]["v"], 7);
     assert_eq!(
         white.event("offer_declined", 7).await["d"],
-        json!({"id": 1})
+        json!({"id": 1, "by": 1})
     );
     black.command("accept", "a1", json!({"offer": 1})).await;
     assert_eq!(black.answer("a1").await["d"]["code"], "no_such_offer");
@@ -154,7 +154,7 @@ async fn draw_offers_are_declined_by_moving_and_accepted_into_a_draw() {
     assert_eq!(white.answer("d1").await["d"]["v"], 9);
     assert_eq!(
         black.event("offer_declined", 9).await["d"],
-        json!({"id": 2})
+        json!({"id": 2, "by": 0})
     );
 
     // An accepted offer ends the game as a draw by agreement.
@@ -340,11 +340,9 @@ async fn reconnect_replays_recent_events_and_snapshots_otherwise() {
     }
     let (mut current, _) = Client::hello(server.addr, &code, None, Some(247)).await;
     current.send(&json!({"t": "ping"})).await;
-    assert_eq!(
-        current.recv().await["t"],
-        "pong",
-        "nothing to replay when up to date"
-    );
+    // Nothing to replay when up to date: only the spectator count its arrival changed.
+    assert_eq!(current.recv().await["t"], "spectators");
+    assert_eq!(current.recv().await["t"], "pong");
     server.shutdown().await;
 }
 

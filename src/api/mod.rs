@@ -5,6 +5,8 @@
 
 mod error;
 mod extract;
+mod games;
+mod history;
 mod limits;
 mod lookup;
 mod names;
@@ -103,12 +105,14 @@ fn routes(state: AppState) -> Router {
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))
         .route("/api/rooms/{reference}", get(rest::room_summary))
         .route("/api/rooms/{reference}/join", post(rest::join_room))
-        .route("/api/games/{room_id}", get(rest::game_record))
-        .route("/api/games/{room_id}/pgn", get(rest::game_pgn))
-        .route("/api/games/{room_id}/record", get(rest::game_text))
+        .route("/api/games", get(games::recent))
+        .route("/api/games/{room_id}", get(games::game_record))
+        .route("/api/games/{room_id}/pgn", get(games::game_pgn))
+        .route("/api/games/{room_id}/record", get(games::game_text))
         .route("/ws", get(ws::upgrade))
         .route("/", get(web::home))
         .route("/r/{invite_code}", get(web::room))
+        .route("/g/{room_id}", get(web::game))
         .route("/rules/{game}", get(web::rules))
         .route("/assets/{*path}", get(web::asset))
         .route("/api/whoami", get(rest::whoami))

@@ -1,5 +1,5 @@
-//! The REST half of the protocol: create a room, read its summary, join it by invite code, list the
-//! lobby, and read finished games (JSON and PGN).
+//! The REST half of the protocol: create a room, read its summary, join it by invite code, and
+//! list the lobby (finished games are `games`).
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
@@ -7,24 +7,24 @@ use std::time::Duration;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
 use super::lookup::{self, Lookup};
-use super::{names, pgn, proxy, record};
+use super::{names, proxy};
 use crate::bot::Level;
 use crate::cluster::forward::forward;
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
-use crate::store::{GameRecord, StoreError, Visibility};
+use crate::store::{StoreError, Visibility};
 
 /// How many rooms the lobby lists.
 const LOBBY_SIZE: i64 = 100;
@@ -410,101 +410,12 @@ pub async fn lobby(
                 "seats": r.seats,
                 "taken": r.taken,
                 "created_at": r.created_at,
+                "creator_name": r.creator_name,
+                "clock": r.clock,
             })
         })
         .collect();
     Ok(Json(json!({ "rooms": rooms })).into_response())
-}
-
-/// The finished game of the room `room_id`, or 404.
-async fn finished_game(state: &AppState, room_id: &str) -> Result<GameRecord, ApiError> {
-    let not_found = || ApiError::not_found(format!("no finished game {room_id:?}"));
-    let id = Uuid::try_parse(room_id).map_err(|_| not_found())?;
-    state.store.game_record(id).await?.ok_or_else(not_found)
-}
-
-/// `GET /api/games/{room_id}`: a finished game.
-pub async fn game_record(
-    State(state): State<AppState>,
-    ApiPath(room_id): ApiPath<String>,
-) -> Result<Response, ApiError> {
-    let record = finished_game(&state, &room_id).await?;
-    // The players' channel, all of it, with what was said after the game too.
-    let chat: Vec<Value> = state
-        .store
-        .chat(record.room_id, "players", None)
-        .await?
-        .into_iter()
-        .map(|row| {
-            json!({
-                "channel": row.channel,
-                "seat": row.seat,
-                "name": row.name,
-                "text": row.text,
-                "at": row.created_at,
-            })
-        })
-        .collect();
-    // The game's own state after each move that had some, each with its ply (Ouk Chatrang: every
-    // count as it ran).
-    let extra_history: Vec<Value> = state
-        .store
-        .extra_history(record.room_id)
-        .await?
-        .into_iter()
-        .map(|row| {
-            let mut entry = Map::from_iter([("ply".to_owned(), Value::from(row.ply))]);
-            entry.extend(row.extra.into_map());
-            Value::Object(entry)
-        })
-        .collect();
-    let mut body = json!({
-        "room_id": record.room_id,
-        "game": record.game,
-        "players": record.players,
-        "result": {"winner": record.winner, "reason": record.reason},
-        "moves": record.moves,
-        "display_moves": record.display_moves,
-        "start_position": record.start_position,
-        "final_position": record.final_position,
-        "started_at": record.started_at,
-        "finished_at": record.finished_at,
-        "chat": chat,
-    });
-    if let Value::Object(map) = &mut body {
-        map.extend(record.extra.into_map());
-        map.insert("extra_history".into(), extra_history.into());
-    }
-    Ok(Json(body).into_response())
-}
-
-/// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`).
-pub async fn game_pgn(
-    State(state): State<AppState>,
-    ApiPath(room_id): ApiPath<String>,
-) -> Result<Response, ApiError> {
-    let record = finished_game(&state, &room_id).await?;
-    let text = pgn::write(&record).map_err(ApiError::bad_request)?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            "application/x-chess-pgn; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response())
-}
-
-/// `GET /api/games/{room_id}/record`: a finished game of any kind as plain text in its own
-/// notation (see `record`).
-pub async fn game_text(
-    State(state): State<AppState>,
-    ApiPath(room_id): ApiPath<String>,
-) -> Result<Response, ApiError> {
-    let record = finished_game(&state, &room_id).await?;
-    let moves = state.store.moves(record.room_id).await?;
-    let text = record::write(&record, &moves);
-    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
 /// `GET /api/whoami`: the client address the server sees for this request, `{"ip"}`, to check a

@@ -62,6 +62,20 @@ pub async fn room(
     page(&state.config, "room.html", status)
 }
 
+/// `GET /g/{room_id}`: the page of a finished game; with 404 when there is none (the page itself
+/// then says so), 503 when the store cannot tell.
+pub async fn game(State(state): State<AppState>, ApiPath(room_id): ApiPath<String>) -> Response {
+    let status = match uuid::Uuid::try_parse(&room_id) {
+        Err(_) => StatusCode::NOT_FOUND,
+        Ok(id) => match state.store.game_record(id).await {
+            Ok(Some(_)) => StatusCode::OK,
+            Ok(None) => StatusCode::NOT_FOUND,
+            Err(_) => StatusCode::SERVICE_UNAVAILABLE,
+        },
+    };
+    page(&state.config, "game.html", status)
+}
+
 /// `GET /rules/{game}`: the rules page, 404 for a game this server does not host.
 pub async fn rules(State(state): State<AppState>, ApiPath(game): ApiPath<String>) -> Response {
     let status = match game.parse::<GameKind>() {
@@ -175,7 +189,7 @@ mod tests {
 
     #[test]
     fn every_page_has_the_base_to_replace() {
-        for name in ["index.html", "room.html", "rules.html"] {
+        for name in ["index.html", "room.html", "rules.html", "game.html"] {
             let file = Assets::get(name).unwrap();
             assert!(
                 String::from_utf8_lossy(&file.data).contains(BASE_PLACEHOLDER),

@@ -6,7 +6,10 @@ use serde::Deserialize;
 use serde::de::Error as _;
 use serde_json::Value;
 
-use super::{Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Presence, Reject, Snapshot, Welcome};
+use super::{
+    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Presence, Reject, Snapshot, SpectatorCount,
+    Welcome,
+};
 
 /// A server frame `{"t", "v"?, "d"}` (docs/protocol.md), parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +40,8 @@ pub enum ServerFrame {
     Error(ErrorInfo),
     /// `presence`: a seat's first connection arrived or its last one left.
     Presence(Presence),
+    /// `spectators`: the room's number of spectator connections changed.
+    Spectators(SpectatorCount),
     /// `chat`: one chat message.
     Chat(ChatMessage),
     /// `chat_history`: the recent readable chat, after a replay.
@@ -71,6 +76,7 @@ impl ServerFrame {
             "reject" => ServerFrame::Reject(serde_json::from_value(d)?),
             "error" => ServerFrame::Error(serde_json::from_value(d)?),
             "presence" => ServerFrame::Presence(serde_json::from_value(d)?),
+            "spectators" => ServerFrame::Spectators(serde_json::from_value(d)?),
             "chat" => ServerFrame::Chat(serde_json::from_value(d)?),
             "chat_history" => ServerFrame::ChatHistory(serde_json::from_value(d)?),
             "pong" => ServerFrame::Pong,
@@ -98,6 +104,7 @@ impl ServerFrame {
             ServerFrame::Reject(_) => "reject",
             ServerFrame::Error(_) => "error",
             ServerFrame::Presence(_) => "presence",
+            ServerFrame::Spectators(_) => "spectators",
             ServerFrame::Chat(_) => "chat",
             ServerFrame::ChatHistory(_) => "chat_history",
             ServerFrame::Pong => "pong",
@@ -129,7 +136,8 @@ mod tests {
                 Some(3),
                 json!({"room_id": room, "game": "khan", "status": "waiting",
                 "seats": [], "start_position": "p", "position": "p", "to_move": null, "moves": [],
-                "display_moves": [], "offers": [], "spectator_chat": true}),
+                "display_moves": [], "offers": [], "spectator_chat": true, "created_by": null,
+                "spectators": 0}),
             ),
             ("ack", None, json!({"cid": "c", "v": 4})),
             (
@@ -139,6 +147,7 @@ mod tests {
             ),
             ("error", None, json!({"code": "bad_hello", "message": "m"})),
             ("presence", None, json!({"seat": 1, "connected": false})),
+            ("spectators", None, json!({"count": 2})),
             ("chat", None, message.clone()),
             ("chat_history", None, json!({"messages": [message]})),
             ("pong", None, json!({})),
@@ -198,8 +207,8 @@ mod tests {
             one_of_each().into_iter().map(|(t, _, _)| t).collect();
         assert_eq!(
             kinds.len(),
-            9 + 11,
-            "nine unversioned-or-snapshot types and eleven events"
+            10 + 11,
+            "ten unversioned-or-snapshot types and eleven events"
         );
     }
 

@@ -22,7 +22,9 @@ use tracing::{debug, info};
 
 use super::state::{LegalMoves, RoomState};
 use super::{ConnectError, OUTBOUND_CAPACITY, Outbound};
-use crate::protocol::{self, ChatHistory, ChatMessage, ClockView, Event, Role, Welcome};
+use crate::protocol::{
+    self, ChatHistory, ChatMessage, ClockView, Event, Role, SpectatorCount, Welcome,
+};
 use crate::rules::Seat;
 use crate::telemetry;
 
@@ -121,6 +123,8 @@ pub(super) struct Fanout {
     log: RecentEvents,
     /// The legal moves of the seat on move at a position version (see [`Fanout::legal_moves`]).
     legal_cache: Option<(i64, Arc<LegalMoves>)>,
+    /// The spectator count the connections were last told (see [`Fanout::spectators_changed`]).
+    told_spectators: u32,
 }
 
 impl Fanout {
@@ -132,7 +136,24 @@ impl Fanout {
             next_conn: 1,
             log: RecentEvents::new(log),
             legal_cache: None,
+            told_spectators: 0,
         }
+    }
+
+    /// How many spectator connections the room has (bots hold seats: they are not counted).
+    pub fn spectators(&self) -> u32 {
+        let count = self.conns.values().filter(|c| c.seat.is_none()).count();
+        u32::try_from(count).unwrap_or(u32::MAX)
+    }
+
+    /// The spectator count when it differs from the one last returned here (the connections
+    /// are to be told it, in a `spectators` frame), noted as told; `None` when it has not changed.
+    pub fn spectators_changed(&mut self) -> Option<u32> {
+        let now = self.spectators();
+        (now != self.told_spectators).then(|| {
+            self.told_spectators = now;
+            now
+        })
     }
 
     /// How many connections the room has.
@@ -194,6 +215,13 @@ impl Fanout {
                     };
                     frames.push(protocol::frame("chat_history", None, &history).into());
                 }
+                // No snapshot says how many watch. A spectator's arrival changes the count, which
+                // every connection is then told; a player's does not, so it is told here.
+                let count = self.spectators();
+                if seat.is_some() && count > 0 {
+                    let spectators = SpectatorCount { count };
+                    frames.push(protocol::frame("spectators", None, &spectators).into());
+                }
             }
             _ => {
                 let mut connected = catchup.connected.to_vec();
@@ -201,6 +229,7 @@ impl Fanout {
                     *slot = true;
                 }
                 let mut snapshot = view.snapshot(&connected, seat, legal.as_deref());
+                snapshot.spectators = self.spectators() + u32::from(seat.is_none());
                 snapshot.chat = catchup.chat;
                 snapshot.clock = catchup.clock;
                 frames.push(protocol::frame("snapshot", Some(version), &snapshot).into());
@@ -496,7 +525,8 @@ mod tests {
         assert_eq!(dropped[0].seat, Some(1));
         assert_eq!(fanout.len(), 2);
 
-        // Reconnecting after version 1, White is replayed versions 2 and 3, legal moves included.
+        // Reconnecting after version 1, White is replayed versions 2 and 3, legal moves included,
+        // then told that one spectator watches.
         let (white, mut white_frames) = newcomer(Some(0), 64);
         fanout
             .connect(white, Some(1), &room, nothing_to_catch_up())
@@ -505,7 +535,8 @@ mod tests {
             received(&mut white_frames)[1..],
             [
                 event("seat_taken", 2, false),
-                event("game_started", 3, true)
+                event("game_started", 3, true),
+                ("spectators".to_owned(), None, false)
             ]
         );
     }

@@ -14,11 +14,13 @@
 //! rejection is a [`RuleError`] whose [`RuleErrorCode`] is stable on the wire.
 
 mod extra;
+mod facts;
 pub mod khan;
 pub mod khan_tsin;
 pub mod ouk_chatrang;
 
 pub use extra::{Extra, KEYS as EXTRA_KEYS};
+pub use facts::{Material, SeatMaterial, seat_key};
 
 use std::fmt;
 use std::str::FromStr;
@@ -252,6 +254,11 @@ pub struct Applied {
     /// Seats whose turn was skipped after this move because they had no legal move, in turn order
     /// (Khan-Tsin T-12); empty in the other games.
     pub skipped: Vec<Seat>,
+    /// The squares whose enemy piece this move captured, in the game's square names, from the
+    /// first square upwards (Khan: custodian captures, K-13, and the piece a push took, K-11; Ouk
+    /// Chatrang: the square captured on); empty when it captured nothing, and always in Khan-Tsin,
+    /// which has no captures.
+    pub captured: Vec<String>,
     /// Set when this move ended the game (checkmate, counting, ...).
     pub outcome: Option<Outcome>,
 }
@@ -315,6 +322,18 @@ pub trait Rules {
     /// [`Extra`]; Ouk Chatrang: `counting` while a count runs). Default: none.
     fn extra(&self) -> Extra {
         Extra::default()
+    }
+
+    /// Each seat's material now (see [`Material`]): Khan its pieces on the board, Ouk Chatrang the
+    /// enemy pieces it captured. Default: `None`, a game without material to show (Khan-Tsin).
+    fn material(&self) -> Option<Material> {
+        None
+    }
+
+    /// The seat whose King is in check now, also when it is mated (Ouk Chatrang); `None` when
+    /// none is, and always in games without check (the default).
+    fn check(&self) -> Option<Seat> {
+        None
     }
 
     /// Whether [`Rules::legal_moves`] lists every legal move. Only a Khan position with more than
@@ -519,6 +538,14 @@ impl Rules for AnyGame {
 
     fn extra(&self) -> Extra {
         self.rules().extra()
+    }
+
+    fn material(&self) -> Option<Material> {
+        self.rules().material()
+    }
+
+    fn check(&self) -> Option<Seat> {
+        self.rules().check()
     }
 
     fn play(&mut self, mv: &str) -> Result<Applied, RuleError> {

@@ -29,6 +29,7 @@ mod rows;
 pub mod sqlite;
 
 use chrono::{DateTime, Timelike, Utc};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::rules::Seat;
@@ -260,6 +261,31 @@ impl Store {
         match self {
             Store::Postgres(s) => queries::lobby::<Pg>(&mut *s.conn().await?, limit).await,
             Store::Sqlite(s) => queries::lobby::<Lite>(&mut *s.conn().await?, limit).await,
+        }
+    }
+
+    /// At most `limit` (negative counts as 0) finished games of public rooms, aborted ones left
+    /// out, the latest finished first.
+    pub async fn finished_public_games(&self, limit: i64) -> Result<Vec<GameRecord>, StoreError> {
+        let limit = limit.max(0);
+        match self {
+            Store::Postgres(s) => {
+                queries::finished_public_games::<Pg>(&mut *s.conn().await?, limit).await
+            }
+            Store::Sqlite(s) => {
+                queries::finished_public_games::<Lite>(&mut *s.conn().await?, limit).await
+            }
+        }
+    }
+
+    /// A timed room's clock as its game ended: the settings `{initial_s, increment_s}` with the
+    /// final `{remaining_ms, running, at}` of its `game_over` event (the snapshot's `clock`
+    /// shape; settings only when the game ended before it started). `None` for an untimed or
+    /// unknown room.
+    pub async fn final_clock(&self, room_id: Uuid) -> Result<Option<Value>, StoreError> {
+        match self {
+            Store::Postgres(s) => queries::final_clock::<Pg>(&mut *s.conn().await?, room_id).await,
+            Store::Sqlite(s) => queries::final_clock::<Lite>(&mut *s.conn().await?, room_id).await,
         }
     }
 

@@ -292,8 +292,10 @@ pub(super) async fn lobby<D: Dialect>(
     conn: &mut D::Conn,
     limit: i64,
 ) -> Result<Vec<LobbyRoom>, StoreError> {
-    let sql = "SELECT r.id, r.invite_code, r.game, r.seats, r.created_at, \
-                      (SELECT count(*) FROM seats s WHERE s.room_id = r.id) AS taken \
+    let sql = "SELECT r.id, r.invite_code, r.game, r.seats, r.created_at, r.options, \
+                      (SELECT count(*) FROM seats s WHERE s.room_id = r.id) AS taken, \
+                      (SELECT s.name FROM seats s WHERE s.room_id = r.id \
+                       ORDER BY s.joined_at, s.seat LIMIT 1) AS creator_name \
                FROM rooms r \
                WHERE r.status = 'waiting' AND r.visibility = 'public' \
                ORDER BY r.created_at DESC, r.id DESC \
@@ -310,6 +312,8 @@ pub(super) async fn lobby<D: Dialect>(
                 seats: row.seat("seats")?,
                 taken: row.seat("taken")?,
                 created_at: row.time("created_at")?,
+                creator_name: D::text(row.0, "creator_name")?,
+                clock: row.json("options")?.get("clock").cloned(),
             })
         })
         .collect()
@@ -323,12 +327,57 @@ pub(super) async fn game_record<D: Dialect>(
     let sql = "SELECT room_id, game, players, winner, reason, start_position, final_position, \
                       moves, display_moves, extra, started_at, finished_at \
                FROM games WHERE room_id = $1";
+    match D::fetch_optional(conn, Statement::new(sql, [Param::Uuid(room_id)])).await? {
+        Some(row) => record_from_row::<D>(&row).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// See [`Store::finished_public_games`](super::Store::finished_public_games).
+pub(super) async fn finished_public_games<D: Dialect>(
+    conn: &mut D::Conn,
+    limit: i64,
+) -> Result<Vec<GameRecord>, StoreError> {
+    let sql = "SELECT g.room_id, g.game, g.players, g.winner, g.reason, g.start_position, \
+                      g.final_position, g.moves, g.display_moves, g.extra, g.started_at, \
+                      g.finished_at \
+               FROM games g JOIN rooms r ON r.id = g.room_id \
+               WHERE r.visibility = 'public' AND g.reason <> 'aborted' \
+               ORDER BY g.finished_at DESC, g.room_id DESC \
+               LIMIT $1";
+    D::fetch_all(conn, Statement::new(sql, [Param::Big(limit)]))
+        .await?
+        .iter()
+        .map(record_from_row::<D>)
+        .collect()
+}
+
+/// See [`Store::final_clock`](super::Store::final_clock).
+pub(super) async fn final_clock<D: Dialect>(
+    conn: &mut D::Conn,
+    room_id: Uuid,
+) -> Result<Option<Value>, StoreError> {
+    let sql = "SELECT r.options, e.data FROM rooms r \
+               LEFT JOIN room_events e ON e.room_id = r.id AND e.kind = 'game_over' \
+               WHERE r.id = $1";
     let Some(row) = D::fetch_optional(conn, Statement::new(sql, [Param::Uuid(room_id)])).await?
     else {
         return Ok(None);
     };
-    let row = Cols::<D>(&row);
-    Ok(Some(GameRecord {
+    let Some(Value::Object(mut clock)) = Cols::<D>(&row).json("options")?.get("clock").cloned()
+    else {
+        return Ok(None);
+    };
+    if let Some(Value::Object(last)) = D::json(&row, "data")?.and_then(|d| d.get("clock").cloned())
+    {
+        clock.extend(last);
+    }
+    Ok(Some(Value::Object(clock)))
+}
+
+fn record_from_row<D: Dialect>(row: &D::Row) -> Result<GameRecord, StoreError> {
+    let row = Cols::<D>(row);
+    Ok(GameRecord {
         room_id: row.uuid("room_id")?,
         game: codec::game("game", &row.text("game")?)?,
         players: row.json("players")?,
@@ -341,7 +390,7 @@ pub(super) async fn game_record<D: Dialect>(
         extra: row.extra("extra")?,
         started_at: D::time(row.0, "started_at")?,
         finished_at: row.time("finished_at")?,
-    }))
+    })
 }
 
 /// See [`Store::moves`](super::Store::moves).

@@ -334,6 +334,10 @@ pub struct LobbyRoom {
     pub taken: u8,
     /// When the room was created.
     pub created_at: DateTime<Utc>,
+    /// The name of the player who created the room (the first seat taken), if they gave one.
+    pub creator_name: Option<String>,
+    /// The room's clock settings `{"initial_s", "increment_s"}`; `None` for an untimed room.
+    pub clock: Option<Value>,
 }
 
 /// Which room to load: by id or by invite code.

@@ -3,8 +3,11 @@
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod data;
 pub mod db;
+pub mod nginx;
 pub mod rooms;
 pub mod server;
+pub mod stream;
 pub mod ws;

@@ -156,6 +156,11 @@ impl Process {
         Process { addr, child }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends `signal` (`"STOP"`, `"CONT"`, `"TERM"`, ...) with kill(1).
     pub fn signal(&self, signal: &str) {
         let sent = Command::new("kill")

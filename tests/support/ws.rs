@@ -39,6 +39,18 @@ impl Client {
         }
     }
 
+    /// Opens the WebSocket at `url` (`ws://HOST:PORT/ws?room=ID` through a proxy), without saying
+    /// hello; or why the handshake failed (connection refused, an HTTP error from a proxy).
+    pub async fn connect(url: &str) -> Result<Client, String> {
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        Ok(Client {
+            ws,
+            pending: Vec::new(),
+        })
+    }
+
     /// Opens `/ws` and says hello; returns the client and the welcome.
     pub async fn hello(
         addr: SocketAddr,
@@ -62,6 +74,14 @@ impl Client {
 
     pub async fn send(&mut self, frame: &Value) {
         self.send_text(&frame.to_string()).await;
+    }
+
+    /// Sends `frame`; whether it was written (not when the connection already broke).
+    pub async fn try_send(&mut self, frame: &Value) -> bool {
+        self.ws
+            .send(Message::Text(frame.to_string().into()))
+            .await
+            .is_ok()
     }
 
     pub async fn send_text(&mut self, text: &str) {

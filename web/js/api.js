@@ -72,3 +72,18 @@ export function rulesUrl(game) {
 export function homeUrl() {
   return new URL('./', document.baseURI).href;
 }
+
+// GET api/games/{room_id}: a finished game's record (docs/protocol.md), with its history.
+export function gameRecord(roomId) {
+  return request('GET', `api/games/${encodeURIComponent(roomId)}`);
+}
+
+// GET api/games?limit=N: the latest finished public games, newest first.
+export async function recentGames(limit = 10) {
+  return (await request('GET', `api/games?limit=${limit}`)).games;
+}
+
+// A finished game's page.
+export function gameUrl(roomId) {
+  return new URL(`g/${encodeURIComponent(roomId)}`, document.baseURI).href;
+}

@@ -2,6 +2,7 @@
 // public rooms waiting for players, links to the rules.
 
 import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
+import { lobbyMeta, refreshRecent } from './recent.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
 import { gameInfo } from './games.js';
@@ -189,7 +190,7 @@ function lobbyEntry(room) {
   join.dataset.join = room.invite_code;
   join.textContent = t('home.join');
   join.addEventListener('click', () => joinFromLobby(room.invite_code, join));
-  li.append(link, seats, join);
+  li.append(link, seats, lobbyMeta(room), join);
   return li;
 }
 
@@ -217,6 +218,8 @@ $('#random-layout').addEventListener('click', () => {
 $('#layout').placeholder = DEFAULT_LAYOUT;
 $('#create-form').addEventListener('submit', create);
 $('#refresh-lobby').addEventListener('click', refreshLobby);
+$('#refresh-recent').addEventListener('click', refreshRecent);
+refreshRecent();
 onLanguageChange(() => {
   refreshForm();
   refreshLobby();

@@ -10,7 +10,7 @@
 // player's token works there too, so on the `rematch` event the page keeps each held seat's token
 // for the new room (at its new seat) and goes there; spectators follow.
 
-import { joinRoom, roomSummary, roomUrl, homeUrl } from './api.js';
+import { joinRoom, roomSummary, roomUrl, homeUrl, gameUrl } from './api.js';
 import { RoomSocket } from './socket.js';
 import { forgetSeat, heldSeats, keepSeat, lastName, rememberName } from './seats.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
@@ -282,6 +282,8 @@ function renderDownload() {
   pgn.hidden = !gameInfo(state.game)?.pgn;
   pgn.href = `api/games/${encodeURIComponent(state.id)}/pgn`;
   pgn.setAttribute('download', `${state.game}-${state.id}.pgn`);
+  // The finished game's own page (web/js/game.js): replay, result, final clocks.
+  $('#game-page-link').href = gameUrl(state.id);
 }
 
 // The board shows the present, or in a replay the position after ply `replay.ply` (no legal

@@ -41,15 +41,19 @@ pub struct Incoming {
     pub at: Instant,
 }
 
-/// Opens `ws://addr/ws`. Buffers are 4 KiB (tungstenite's default is 128 KiB each way), as the
-/// tool's frames are small.
-pub async fn open(addr: SocketAddr, recorder: &Recorder) -> Option<Socket> {
+/// Opens `ws://addr/ws`, with `?room=ROOM` when the connection is for a room, so that a proxy
+/// hashing by room (`docs/deploy/nginx-cluster.conf`) sends a room's connections to one node.
+/// Buffers are 4 KiB (tungstenite's default is 128 KiB each way), as the tool's frames are small.
+pub async fn open(addr: SocketAddr, room: Option<&str>, recorder: &Recorder) -> Option<Socket> {
     let config = WebSocketConfig::default()
         .read_buffer_size(4096)
         .write_buffer_size(0);
     // Nagle off, as on the server: small frames must not wait for the peer's delayed ACKs.
     match tokio_tungstenite::connect_async_with_config(
-        format!("ws://{addr}/ws"),
+        match room {
+            Some(room) => format!("ws://{addr}/ws?room={room}"),
+            None => format!("ws://{addr}/ws"),
+        },
         Some(config),
         true,
     )

@@ -51,7 +51,7 @@ pub async fn client(
     ready: mpsc::UnboundedSender<String>,
 ) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let Some(socket) = conn::open(addr, &recorder).await else {
+    let Some(socket) = conn::open(addr, None, &recorder).await else {
         return;
     };
     let (to, mut frames) = mpsc::unbounded_channel();

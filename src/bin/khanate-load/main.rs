@@ -60,6 +60,15 @@ struct Load {
     /// With `--url`: the server's process id, for its CPU and memory.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// With `--url` of a proxy in front of several nodes (`docs/deploy/nginx-cluster.conf`): the
+    /// nodes' process ids, comma-separated, for each one's CPU and memory.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "server_pid",
+        requires = "url"
+    )]
+    node_pids: Vec<u32>,
     /// The database the started server uses; with a PostgreSQL URL the tool also counts the rows
     /// written and times a commit.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
@@ -146,6 +155,9 @@ struct Phase {
     /// The server's resident memory, MiB: the peak over the run (`VmHWM`) and at its end.
     server_rss_peak_mib: Option<f64>,
     server_rss_end_mib: Option<f64>,
+    /// Each node's (`--node-pids`) resident memory peak, MiB.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    node_rss_peak_mib: Vec<Option<f64>>,
     /// Rows the server wrote to PostgreSQL during the measured window.
     rows_written: Option<pg::RowsWritten>,
     /// The median of 200 one-row durable commits measured before the load, ms.
@@ -321,15 +333,20 @@ async fn measure(
         Some(db) => Some(db.rows().await?),
         None => None,
     };
-    let cpu_start = procfs::CpuReading::now(target.pid);
+    let nodes: &[u32] = if echo { &[] } else { &load.node_pids };
+    let cpu_start = procfs::CpuReading::now(target.pid, nodes);
     let window = Instant::now();
     recorder.start_measuring();
     tokio::time::sleep(Duration::from_secs_f64(load.duration)).await;
     recorder.stop_measuring();
     let window_s = window.elapsed().as_secs_f64();
-    let cpu = cpu_start.until(&procfs::CpuReading::now(target.pid), window_s);
+    let cpu = cpu_start.until(&procfs::CpuReading::now(target.pid, nodes), window_s);
     let server_rss_peak_mib = target.pid.and_then(|pid| procfs::memory_mib(pid, "VmHWM"));
     let server_rss_end_mib = target.pid.and_then(|pid| procfs::memory_mib(pid, "VmRSS"));
+    let node_rss_peak_mib = nodes
+        .iter()
+        .map(|pid| procfs::memory_mib(*pid, "VmHWM").map(|m| round(m, 1)))
+        .collect();
     stop_tx.send(true)?;
     for task in tasks {
         let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
@@ -350,6 +367,7 @@ async fn measure(
         cpu,
         server_rss_peak_mib: server_rss_peak_mib.map(|m| round(m, 1)),
         server_rss_end_mib: server_rss_end_mib.map(|m| round(m, 1)),
+        node_rss_peak_mib,
         rows_written,
         postgres_commit_ms,
     })
@@ -479,6 +497,17 @@ fn markdown(report: &Report) -> String {
             Box::new(move |p| opt(p.cpu.server_cores)),
         ),
         (
+            "each node's CPU, cores",
+            Box::new(move |p| {
+                let cells: Vec<String> = p.cpu.node_cores.iter().map(|c| opt(*c)).collect();
+                if cells.is_empty() {
+                    "–".to_owned()
+                } else {
+                    cells.join(" + ")
+                }
+            }),
+        ),
+        (
             "PostgreSQL CPU, cores",
             Box::new(move |p| opt(p.postgres_commit_ms.map(|_| p.cpu.postgres_cores))),
         ),
@@ -498,6 +527,17 @@ fn markdown(report: &Report) -> String {
                     opt(p.server_rss_peak_mib),
                     opt(p.server_rss_end_mib)
                 )
+            }),
+        ),
+        (
+            "each node's RSS peak, MiB",
+            Box::new(move |p| {
+                let cells: Vec<String> = p.node_rss_peak_mib.iter().map(|m| opt(*m)).collect();
+                if cells.is_empty() {
+                    "–".to_owned()
+                } else {
+                    cells.join(" + ")
+                }
             }),
         ),
         (

@@ -118,7 +118,7 @@ impl Room {
         let (to, frames) = mpsc::unbounded_channel();
         let mut seats = Vec::new();
         for (seat, token) in tokens.iter().enumerate() {
-            let socket = conn::open(plan.addr, &plan.recorder)
+            let socket = conn::open(plan.addr, Some(&code), &plan.recorder)
                 .await
                 .context("connect")?;
             let mut sender = conn::split(socket, seat, to.clone(), plan.recorder.clone());
@@ -270,7 +270,7 @@ pub async fn spectate(
     mut stop: watch::Receiver<bool>,
     welcomed: mpsc::UnboundedSender<()>,
 ) {
-    let Some(socket) = conn::open(addr, &recorder).await else {
+    let Some(socket) = conn::open(addr, Some(&code), &recorder).await else {
         return;
     };
     let (to, mut frames) = mpsc::unbounded_channel();

@@ -62,9 +62,11 @@ pub fn machine_cpu() -> (f64, f64) {
 }
 
 /// CPU use over a run: a reading at its start, compared at its end.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct CpuReading {
     server: Option<f64>,
+    /// Each node of a cluster under load, in the order given.
+    nodes: Vec<Option<f64>>,
     postgres: f64,
     me: Option<f64>,
     machine: (f64, f64),
@@ -73,7 +75,11 @@ pub struct CpuReading {
 /// CPU used during a window, in cores (1.0 = one core busy all the time).
 #[derive(Clone, Debug, Serialize)]
 pub struct CpuUse {
+    /// The server; for a cluster (`--node-pids`), all its nodes together.
     pub server_cores: Option<f64>,
+    /// Each node of a cluster, in the order of `--node-pids` (`null`: the process is gone).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_cores: Vec<Option<f64>>,
     pub postgres_cores: f64,
     pub load_generator_cores: Option<f64>,
     /// The whole machine, busy time over all cores' time (0–1).
@@ -81,9 +87,12 @@ pub struct CpuUse {
 }
 
 impl CpuReading {
-    pub fn now(server: Option<u32>) -> CpuReading {
+    /// Reads the CPU time of `server` (if known), of each of `nodes`, of PostgreSQL, of this
+    /// process and of the machine.
+    pub fn now(server: Option<u32>, nodes: &[u32]) -> CpuReading {
         CpuReading {
             server: server.and_then(cpu_seconds),
+            nodes: nodes.iter().map(|pid| cpu_seconds(*pid)).collect(),
             postgres: postgres_cpu_seconds(),
             me: cpu_seconds(std::process::id()),
             machine: machine_cpu(),
@@ -96,13 +105,27 @@ impl CpuReading {
             |a: Option<f64>, b: Option<f64>| Some(super::stats::round((b? - a?) / seconds, 2));
         let busy = end.machine.0 - self.machine.0;
         let total = end.machine.1 - self.machine.1;
+        let node_cores: Vec<Option<f64>> = self
+            .nodes
+            .iter()
+            .zip(&end.nodes)
+            .map(|(a, b)| per_s(*a, *b))
+            .collect();
+        let all_nodes = || {
+            if node_cores.is_empty() {
+                return None;
+            }
+            let sum = node_cores.iter().copied().sum::<Option<f64>>()?;
+            Some(super::stats::round(sum, 2))
+        };
         CpuUse {
-            server_cores: per_s(self.server, end.server),
+            server_cores: per_s(self.server, end.server).or_else(all_nodes),
             postgres_cores: super::stats::round(
                 (end.postgres - self.postgres).max(0.0) / seconds,
                 2,
             ),
             load_generator_cores: per_s(self.me, end.me),
+            node_cores,
             machine_busy: if total > 0.0 {
                 super::stats::round(busy / total, 2)
             } else {

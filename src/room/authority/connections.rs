@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::Authority;
-use crate::protocol::{self, Ack, Code, Presence as PresenceFrame, Reject};
+use crate::protocol::{self, Ack, Code, Presence as PresenceFrame, Reject, SpectatorCount};
 use crate::room::answers::Answer;
 use crate::room::chat::spectator_name;
 use crate::room::fanout::{Catchup, Gone, Newcomer};
@@ -70,6 +70,7 @@ impl Authority {
         let conn = self
             .fanout
             .connect(newcomer, last_v, &self.state, catchup)?;
+        self.announce_spectators();
         if let Some(seat) = seat
             && self.presence.arrive(seat)
         {
@@ -87,6 +88,7 @@ impl Authority {
         if let Some(gone) = self.fanout.remove(conn) {
             self.seat_left(gone.seat);
         }
+        self.announce_spectators();
     }
 
     /// After the fan-out dropped connections: a bot's driver ends with its connection, and the
@@ -101,6 +103,17 @@ impl Authority {
                 self.start_bot(seat, level);
             }
             self.seat_left(gone.seat);
+        }
+        self.announce_spectators();
+    }
+
+    /// Tells every connection the number of spectators when it changed (`spectators`); a
+    /// connection dropped meanwhile makes the count change again, and it is told again.
+    fn announce_spectators(&mut self) {
+        if let Some(count) = self.fanout.spectators_changed() {
+            let frame = protocol::frame("spectators", None, &SpectatorCount { count });
+            let dropped = self.fanout.broadcast(&frame.into());
+            self.forget(dropped);
         }
     }
 

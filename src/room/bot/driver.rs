@@ -213,6 +213,7 @@ impl View {
             | ServerFrame::Ack(_)
             | ServerFrame::Error(_)
             | ServerFrame::Presence(_)
+            | ServerFrame::Spectators(_)
             | ServerFrame::Chat(_)
             | ServerFrame::ChatHistory(_)
             | ServerFrame::Pong => {}

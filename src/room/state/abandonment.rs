@@ -57,7 +57,7 @@ impl RoomState {
             None => events.extend(
                 self.offers
                     .iter()
-                    .map(|o| Event::OfferDeclined { id: o.id }),
+                    .map(|o| Event::OfferDeclined { id: o.id, by: None }),
             ),
         }
         Ok(events)

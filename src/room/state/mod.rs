@@ -88,13 +88,20 @@ pub enum Decision {
     },
 }
 
-/// A move as played: canonical and display notation.
+/// A move as played: canonical and display notation, who played it, what it captured and where
+/// it led (the snapshot's `history`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayedMove {
     /// Canonical notation (Ouk Chatrang: UCI), as stored and sent in `moved.d.move`.
     pub notation: String,
     /// For people (Ouk Chatrang: SAN), as sent in `moved.d.display`.
     pub display: String,
+    /// The seat that played it.
+    pub seat: Seat,
+    /// The squares it captured on (`moved.d.captured`).
+    pub captured: Vec<String>,
+    /// The position after it (`moved.d.position`).
+    pub position: String,
 }
 
 /// Everything about a room that events change. [`RoomState::decide`] only reads it;
@@ -326,7 +333,7 @@ impl RoomState {
                 self.position_version = v;
             }
             Event::Offer(offer) => self.apply_offer(offer),
-            Event::OfferDeclined { id } => self.offers.retain(|o| o.id != *id),
+            Event::OfferDeclined { id, .. } => self.offers.retain(|o| o.id != *id),
             Event::OfferAccepted { id, by } => {
                 let offer = self
                     .offers

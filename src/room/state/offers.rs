@@ -31,7 +31,10 @@ impl RoomState {
             self.in_play(seat)?;
         }
         match self.offers.iter().find(|o| o.id == id) {
-            Some(o) => Ok(vec![Event::OfferDeclined { id: o.id }]),
+            Some(o) => Ok(vec![Event::OfferDeclined {
+                id: o.id,
+                by: Some(seat),
+            }]),
             None => Err(Refusal::new(
                 Code::NoSuchOffer,
                 format!("there is no open offer {id}"),

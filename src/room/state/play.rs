@@ -35,6 +35,9 @@ impl RoomState {
             display: applied.display,
             position: probe.position(),
             to_move: probe.to_move(),
+            captured: applied.captured,
+            material: probe.material(),
+            check: probe.check(),
             extra: probe.extra(),
             clock: None,
         }];
@@ -54,7 +57,10 @@ impl RoomState {
                     .filter(|o| {
                         o.kind == OfferKind::Draw && o.by != seat && !o.accepted.contains(&seat)
                     })
-                    .map(|o| Event::OfferDeclined { id: o.id }),
+                    .map(|o| Event::OfferDeclined {
+                        id: o.id,
+                        by: Some(seat),
+                    }),
             ),
         }
         Ok(events)
@@ -74,6 +80,9 @@ impl RoomState {
         self.moves.push(PlayedMove {
             notation: applied.notation,
             display: applied.display,
+            seat,
+            captured: applied.captured,
+            position: self.game.position(),
         });
         if let Some(moved) = self.moved.get_mut(usize::from(seat)) {
             *moved = true;

@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::RoomState;
-use crate::protocol::{ResultInfo, SeatInfo, Snapshot};
+use crate::protocol::{HistoryEntry, ResultInfo, SeatInfo, Snapshot};
 use crate::rules::{AnyGame, Rules, Seat};
 use crate::store::GameRecord;
 
@@ -73,6 +73,11 @@ impl RoomState {
             to_move: on_move,
             moves: self.moves.iter().map(|m| m.notation.clone()).collect(),
             display_moves: self.moves.iter().map(|m| m.display.clone()).collect(),
+            history: self.history(),
+            material: self.game.material(),
+            check: self.game.check(),
+            created_by: self.creator,
+            spectators: 0,
             legal_moves: legal
                 .filter(|_| viewer.is_some() && viewer == on_move)
                 .and_then(|legal| serde_json::from_str(legal.json.get()).ok()),
@@ -87,6 +92,18 @@ impl RoomState {
             chat: Vec::new(),
             clock: None,
         }
+    }
+
+    /// Every move's seat, captures and following position, in order (`snapshot.history`).
+    pub fn history(&self) -> Vec<HistoryEntry> {
+        self.moves
+            .iter()
+            .map(|m| HistoryEntry {
+                seat: m.seat,
+                captured: m.captured.clone(),
+                position: m.position.clone(),
+            })
+            .collect()
     }
 
     /// `[{"seat", "color", "name", "left_after"}]` for the game record: `left_after` is the number

@@ -6,13 +6,14 @@ use std::hash::{BuildHasherDefault, DefaultHasher};
 
 use serde_json::Value;
 
-use super::board::Color;
+use super::board::{Color, Role, squares};
 use super::listing::Listing;
 use super::movegen::has_legal_move;
 use super::moves;
 use super::position::Position;
 use crate::rules::{
-    Applied, EndReason, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat, resign_two_player,
+    Applied, EndReason, Material, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat,
+    SeatMaterial, resign_two_player, seat_key,
 };
 
 /// Position counts, hashed with fixed keys: the rules module has no randomness, not even in a
@@ -112,6 +113,13 @@ impl Game {
     }
 }
 
+/// The squares that held a piece of `mover`'s enemy before the move and hold none after: only the
+/// mover's pieces move, so these are exactly its captures (K-11's pushed-into enemy, K-13).
+fn captured_squares(before: &Position, after: &Position, mover: Color) -> Vec<String> {
+    let lost = before.board().by_color(!mover) & !after.board().by_color(!mover);
+    squares(lost).map(|sq| sq.to_string()).collect()
+}
+
 impl Default for Game {
     fn default() -> Self {
         Game::new()
@@ -172,6 +180,7 @@ impl Rules for Game {
         }
         let mover = self.position.side;
         let played = moves::play(&self.position, mv)?;
+        let captured = captured_squares(&self.position, &played.position, mover);
         self.position = played.position;
         self.ply = self.ply.saturating_add(1);
         *self.seen.entry(played.position).or_insert(0) += 1;
@@ -180,8 +189,22 @@ impl Rules for Game {
             display: played.notation.clone(),
             notation: played.notation,
             skipped: Vec::new(),
+            captured,
             outcome: self.outcome,
         })
+    }
+
+    /// `{"soldiers", "khans"}` on the board for each seat.
+    fn material(&self) -> Option<Material> {
+        let board = self.position.board();
+        let of = |color: Color| SeatMaterial::Pieces {
+            soldiers: board.count(color, Role::Soldier),
+            khans: board.count(color, Role::Khan),
+        };
+        Some(Material::from([
+            (seat_key(Color::White.seat()), of(Color::White)),
+            (seat_key(Color::Black.seat()), of(Color::Black)),
+        ]))
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -220,6 +243,38 @@ mod tests {
         let after = moves::play(&game.position, mv).unwrap().position;
         game.seen.insert(after, 2);
         game
+    }
+
+    #[test]
+    fn a_custodian_capture_names_the_emptied_square_and_the_material_drops() {
+        // c2-c3 lands beside d3, with White's Khan e3 beyond it (K-13).
+        let mut game = Game::from_text("10/s9/9k/10/10/10/10/3sK5/2K7/S9 w").unwrap();
+        let black = |soldiers| SeatMaterial::Pieces { soldiers, khans: 1 };
+        assert_eq!(game.material().unwrap()["1"], black(2));
+        let applied = game.play("c2-c3").unwrap();
+        assert_eq!(applied.captured, ["d3"]);
+        assert_eq!(
+            game.material(),
+            Some(Material::from([
+                (
+                    "0".into(),
+                    SeatMaterial::Pieces {
+                        soldiers: 1,
+                        khans: 2
+                    }
+                ),
+                ("1".into(), black(1)),
+            ]))
+        );
+        assert!(game.play("j8-j7").unwrap().captured.is_empty());
+    }
+
+    #[test]
+    fn a_push_into_an_enemy_names_its_square() {
+        // a1-a2 pushes the Soldier a2 onto a3, taking Black's Soldier there (K-11).
+        let mut game = Game::from_text("10/10/9k/s9/10/10/10/s9/S9/K9 w").unwrap();
+        assert_eq!(game.play("a1-a2").unwrap().captured, ["a3"]);
+        assert_eq!(game.check(), None);
     }
 
     #[test]

@@ -318,6 +318,7 @@ impl Rules for Game {
             notation: canonical.to_string(),
             display: Game::display(canonical, &played),
             skipped,
+            captured: Vec::new(),
             outcome: self.outcome,
         })
     }

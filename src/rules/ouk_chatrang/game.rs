@@ -1,15 +1,15 @@
 //! A game in progress: the position plus the history the rules need — the count (O-18..O-24),
 //! the positions seen (O-16) — and how the game ended (O-15, O-17, O-20, O-22).
 
-use super::board::{Bitboard, Color};
+use super::board::{Bitboard, Color, Role};
 use super::counting::{self, Count, CountStep, Counting};
 use super::material;
 use super::moves::Move;
 use super::position::{Position, Rights};
 use super::san;
 use crate::rules::{
-    Applied, EndReason, Extra, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat,
-    resign_two_player,
+    Applied, EndReason, Extra, Material, Outcome, Resigned, RuleError, RuleErrorCode, Rules, Seat,
+    SeatMaterial, resign_two_player, seat_key,
 };
 
 /// What makes two positions "the same" for repetition (O-16, **Decision**): the board, the side
@@ -49,8 +49,19 @@ pub struct Game {
     ply: u32,
     /// One key per position of this game, the start included.
     seen: Vec<RepetitionKey>,
+    /// Per side (by seat), how many enemy pieces of each role (by [`Role::index`]) it captured.
+    taken: [[u8; 6]; 2],
     outcome: Option<Outcome>,
 }
+
+/// The order captured pieces are listed in (see [`SeatMaterial::Captured`]): most valuable first.
+const CAPTURE_ORDER: [Role; 5] = [
+    Role::Rook,
+    Role::Knight,
+    Role::Khon,
+    Role::Neang,
+    Role::Pawn,
+];
 
 impl Game {
     /// A game from the start position (O-3).
@@ -85,6 +96,7 @@ impl Game {
             count,
             ply: 0,
             seen: vec![RepetitionKey::of(&position)],
+            taken: [[0; 6]; 2],
             outcome: None,
         };
         game.outcome = game.judge();
@@ -147,6 +159,14 @@ impl Game {
     fn apply(&mut self, mv: Move, legal: &[Move]) -> Applied {
         let display = san::san(&self.position, mv, legal);
         let before = self.position;
+        let victim = before
+            .board
+            .piece_at(mv.to())
+            .filter(|piece| piece.color != before.side);
+        if let Some(victim) = victim {
+            let tally = &mut self.taken[usize::from(before.side.seat())][victim.role.index()];
+            *tally = tally.saturating_add(1);
+        }
         let after = before.play_unchecked(mv);
         self.ply = self.ply.saturating_add(1);
         self.count = counting::after_ply(self.count, &before, mv, &after, self.ply);
@@ -155,6 +175,7 @@ impl Game {
         self.outcome = self.judge();
         Applied {
             skipped: Vec::new(),
+            captured: victim.map(|_| mv.to().to_string()).into_iter().collect(),
             notation: mv.to_string(),
             display,
             outcome: self.outcome,
@@ -206,6 +227,25 @@ impl Rules for Game {
             .and_then(|c| serde_json::to_value(c).ok())
             .map(|c| Extra::with(counting::COUNTING_KEY, c))
             .unwrap_or_default()
+    }
+
+    /// `{"captured": letters}` for each seat: the enemy pieces it took in this game.
+    fn material(&self) -> Option<Material> {
+        let letters = |tally: &[u8; 6]| -> String {
+            CAPTURE_ORDER
+                .iter()
+                .flat_map(|role| std::iter::repeat_n(role.char(), usize::from(tally[role.index()])))
+                .collect()
+        };
+        Some(Material::from_iter([0, 1].map(|seat: Seat| {
+            let captured = letters(&self.taken[usize::from(seat)]);
+            (seat_key(seat), SeatMaterial::Captured { captured })
+        })))
+    }
+
+    /// The side to move when its King is attacked (O-15), mated or not.
+    fn check(&self) -> Option<Seat> {
+        self.position.is_check().then(|| self.position.side.seat())
     }
 
     /// Plays a UCI move. A promotion may be written without its `m` (promotion is forced, O-10):
@@ -260,5 +300,48 @@ impl Rules for Game {
         let outcome = Outcome::draw(EndReason::Repetition);
         self.outcome = Some(outcome);
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured(game: &Game, seat: Seat) -> String {
+        match &game.material().unwrap()[&seat_key(seat)] {
+            SeatMaterial::Captured { captured } => captured.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_capture_names_its_square_and_the_takers_material_lists_the_piece() {
+        let mut game = Game::new();
+        assert!(game.play("e3e4").unwrap().captured.is_empty());
+        game.play("d6d5").unwrap();
+        assert_eq!(game.play("e4d5").unwrap().captured, ["d5"]);
+        assert_eq!(
+            (captured(&game, 0), captured(&game, 1)),
+            ("p".into(), "".into())
+        );
+    }
+
+    #[test]
+    fn captured_pieces_are_listed_most_valuable_first() {
+        let mut game = Game::from_fen("r3k3/8/p7/8/8/8/8/R2K4 w - - 0 1").unwrap();
+        for mv in ["a1a6", "e8e7", "a6a8"] {
+            game.play(mv).unwrap();
+        }
+        assert_eq!(captured(&game, 0), "rp");
+    }
+
+    #[test]
+    fn check_names_the_seat_whose_king_is_attacked() {
+        let mut game = Game::from_fen("4k3/8/8/8/8/8/8/R2K4 w - - 0 1").unwrap();
+        assert_eq!(game.check(), None);
+        game.play("a1a8").unwrap();
+        assert_eq!(game.check(), Some(1));
+        game.play("e8e7").unwrap();
+        assert_eq!(game.check(), None);
     }
 }

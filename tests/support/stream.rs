@@ -1,0 +1,299 @@
+//! A protocol client that survives its node: it records every versioned event it is sent and,
+//! when its socket closes (a node killed, terminated or fenced, a relay closed), reconnects with
+//! `last_v` through the next of its entrances, as the web client does. For the cluster tests,
+//! which compare what each client saw with the stored log.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::ws::{Client, End};
+
+/// How long a (re)connection may take: through the lease's expiry and a takeover.
+const RECONNECT_DEADLINE: Duration = Duration::from_secs(20);
+/// How long one WebSocket handshake may take (a paused node accepts TCP but never answers).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
+/// Pause between two connection attempts.
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
+
+/// Where a client connects: a node's own port, or the proxy with the room in the URL.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Entrance {
+    Node(SocketAddr),
+    Proxy(SocketAddr),
+}
+
+impl Entrance {
+    fn url(self, room: &str) -> String {
+        match self {
+            Entrance::Node(addr) => format!("ws://{addr}/ws"),
+            Entrance::Proxy(addr) => format!("ws://{addr}/ws?room={room}"),
+        }
+    }
+}
+
+/// One versioned event as a client received it: `v`, `t` and `d` without the mover's own
+/// `legal_moves` (which only the seat on move gets, so they are not in the log).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seen {
+    pub v: i64,
+    pub t: String,
+    pub d: Value,
+}
+
+impl Seen {
+    /// The public part of a versioned frame.
+    pub fn of(frame: &Value) -> Option<Seen> {
+        let v = frame["v"].as_i64()?;
+        let mut d = frame["d"].clone();
+        if let Value::Object(map) = &mut d {
+            map.remove("legal_moves");
+            map.remove("legal_moves_complete");
+        }
+        Some(Seen {
+            v,
+            t: frame["t"].as_str()?.to_owned(),
+            d,
+        })
+    }
+}
+
+/// A reconnection: when the socket ended, with which close code, and where the client got back in.
+#[derive(Clone, Debug)]
+pub struct Reconnect {
+    pub at: Instant,
+    pub code: Option<u16>,
+    pub through: Entrance,
+}
+
+/// A player (with a seat token) or a spectator of one room.
+pub struct Follower {
+    room: String,
+    token: Option<String>,
+    entrances: Vec<Entrance>,
+    /// The entrance of the current connection.
+    at: usize,
+    client: Client,
+    /// The snapshot's version at the first hello: the events after it are all in `events`.
+    pub start_v: i64,
+    /// The newest version received.
+    pub v: i64,
+    /// Every event after `start_v`, in the order received (a hole or a duplicate panics).
+    pub events: Vec<Seen>,
+    pub reconnects: Vec<Reconnect>,
+    /// Snapshots received after the first one: a reconnect that was not replayed its events.
+    pub resyncs: usize,
+    /// Answers (`ack`, `reject`) by cid, the first one kept.
+    answers: HashMap<String, Value>,
+}
+
+impl Follower {
+    /// Joins `room` (its id) as the seat of `token` (a spectator without), through the first of
+    /// `entrances` that serves it.
+    pub async fn join(room: &str, token: Option<&str>, entrances: &[Entrance]) -> Follower {
+        assert!(!entrances.is_empty(), "a follower needs an entrance");
+        let (client, at, snapshot) = connect(room, token, entrances, 0, None).await;
+        let mut follower = Follower {
+            room: room.to_owned(),
+            token: token.map(str::to_owned),
+            entrances: entrances.to_vec(),
+            at,
+            client,
+            start_v: 0,
+            v: 0,
+            events: Vec::new(),
+            reconnects: Vec::new(),
+            resyncs: 0,
+            answers: HashMap::new(),
+        };
+        let snapshot = snapshot.expect("a first hello gets a snapshot");
+        follower.start_v = snapshot["v"].as_i64().expect("a versioned snapshot");
+        follower.v = follower.start_v;
+        follower
+    }
+
+    /// Where the current connection came in.
+    pub fn entrance(&self) -> Entrance {
+        self.entrances[self.at]
+    }
+
+    /// Reads one frame and records it; on a close, reconnects with `last_v` and returns `None`.
+    async fn read(&mut self) -> Option<Value> {
+        match self.client.next().await {
+            Ok(frame) => {
+                self.record(&frame);
+                Some(frame)
+            }
+            Err(End::Closed(code)) => {
+                self.reconnect(code).await;
+                None
+            }
+        }
+    }
+
+    fn record(&mut self, frame: &Value) {
+        if frame["t"] == "snapshot" {
+            self.resyncs += 1;
+            self.v = frame["v"].as_i64().unwrap_or(self.v);
+        } else if frame["t"] == "ack" || frame["t"] == "reject" {
+            let cid = frame["d"]["cid"].as_str().unwrap_or_default().to_owned();
+            self.answers.entry(cid).or_insert_with(|| frame.clone());
+        } else if let Some(seen) = Seen::of(frame) {
+            // Said at once (the full comparison with the log comes later): a hole or a
+            // duplicate would otherwise show only as a wait for a version that never comes.
+            assert_eq!(
+                seen.v,
+                self.v + 1,
+                "room {}: after v{} came {frame} (through {:?})",
+                self.room,
+                self.v,
+                self.entrance()
+            );
+            self.v = seen.v;
+            self.events.push(seen);
+        }
+    }
+
+    async fn reconnect(&mut self, code: Option<u16>) {
+        let at = Instant::now();
+        let next = (self.at + 1) % self.entrances.len();
+        let (client, entrance, snapshot) = connect(
+            &self.room,
+            self.token.as_deref(),
+            &self.entrances,
+            next,
+            Some(self.v),
+        )
+        .await;
+        self.client = client;
+        self.at = entrance;
+        if let Some(snapshot) = snapshot {
+            self.record(&snapshot);
+        }
+        self.reconnects.push(Reconnect {
+            at,
+            code,
+            through: self.entrances[entrance],
+        });
+    }
+
+    /// Reads (reconnecting as needed) until it has seen version `v`.
+    pub async fn until_version(&mut self, v: i64) {
+        while self.v < v {
+            self.read().await;
+        }
+    }
+
+    /// Sends `command` (with its `cid`) and returns its first answer (`ack` or `reject`). When the
+    /// connection ends first it reconnects and sends the very same frame again, as a client that
+    /// does not know whether its command was committed must.
+    pub async fn request(&mut self, command: &Value) -> Value {
+        let cid = command["cid"]
+            .as_str()
+            .expect("a command with a cid")
+            .to_owned();
+        // A send into a broken connection is no error: the read sees it closed and resends.
+        self.client.try_send(command).await;
+        loop {
+            if let Some(answer) = self.answers.remove(&cid) {
+                return answer;
+            }
+            if self.read().await.is_none() {
+                self.client.try_send(command).await;
+            }
+        }
+    }
+
+    /// [`Follower::request`] of a move at the newest version seen.
+    pub async fn play(&mut self, cid: &str, mv: &str) -> Value {
+        let frame = json!({"t": "move", "cid": cid, "d": {"move": mv, "v": self.v}});
+        self.request(&frame).await
+    }
+
+    /// Sends `command` and does not wait for its answer (a later [`Follower::request`] of the same
+    /// frame gets it).
+    pub async fn send_only(&mut self, command: &Value) {
+        self.client.try_send(command).await;
+    }
+
+    /// Reads whatever arrives (reconnecting as needed) until `stop` says so, for a client that
+    /// only listens while others play.
+    pub async fn follow(&mut self, mut stop: tokio::sync::watch::Receiver<bool>) {
+        while !*stop.borrow() {
+            tokio::select! {
+                _ = stop.changed() => {}
+                _ = self.read() => {}
+            }
+        }
+    }
+}
+
+/// Says hello through `entrances`, starting at `first` and going round them until one serves the
+/// room: the client, the index of its entrance and the snapshot if one came before the first
+/// event. Panics after [`RECONNECT_DEADLINE`], or on a refusal that retrying cannot cure.
+async fn connect(
+    room: &str,
+    token: Option<&str>,
+    entrances: &[Entrance],
+    first: usize,
+    last_v: Option<i64>,
+) -> (Client, usize, Option<Value>) {
+    let deadline = Instant::now() + RECONNECT_DEADLINE;
+    let mut failures = Vec::new();
+    for attempt in 0.. {
+        let at = (first + attempt) % entrances.len();
+        match hello(room, token, entrances[at], last_v).await {
+            Ok((client, snapshot)) => return (client, at, snapshot),
+            Err(why) => failures.push(why),
+        }
+        assert!(
+            Instant::now() < deadline,
+            "room {room} not served within {RECONNECT_DEADLINE:?}: {failures:#?}"
+        );
+        tokio::time::sleep(RETRY_PAUSE).await;
+    }
+    unreachable!()
+}
+
+/// One hello through `entrance`: the client and the snapshot if one led, or why not.
+async fn hello(
+    room: &str,
+    token: Option<&str>,
+    entrance: Entrance,
+    last_v: Option<i64>,
+) -> Result<(Client, Option<Value>), String> {
+    let url = entrance.url(room);
+    let mut client = tokio::time::timeout(HANDSHAKE_TIMEOUT, Client::connect(&url))
+        .await
+        .map_err(|_| format!("{url}: no handshake within {HANDSHAKE_TIMEOUT:?}"))??;
+    let mut d = json!({"protocol": 1, "room": room});
+    if let Some(token) = token {
+        d["token"] = json!(token);
+    }
+    if let Some(last_v) = last_v {
+        d["last_v"] = json!(last_v);
+    }
+    client.send(&json!({"t": "hello", "d": d})).await;
+    let welcome = match client.next().await {
+        Ok(frame) if frame["t"] == "welcome" => frame,
+        Ok(frame) => panic!("{url}: a hello answered {frame}"),
+        Err(End::Closed(Some(code @ (1012 | 1013)))) => {
+            return Err(format!("{url}: closed {code} (try again)"));
+        }
+        Err(End::Closed(None)) => return Err(format!("{url}: ended before the welcome")),
+        Err(End::Closed(code)) => panic!("{url}: a hello for {room} was closed with {code:?}"),
+    };
+    assert!(welcome["d"]["room_id"].is_string(), "{welcome}");
+    if last_v.is_some() {
+        return Ok((client, None));
+    }
+    match client.next().await {
+        Ok(frame) if frame["t"] == "snapshot" => Ok((client, Some(frame))),
+        Ok(frame) => panic!("{url}: after the welcome came {frame}"),
+        Err(End::Closed(code)) => Err(format!("{url}: closed {code:?} after the welcome")),
+    }
+}

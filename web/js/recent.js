@@ -1,0 +1,73 @@
+// The home page's recently finished public games (GET api/games), each linking to its page
+// /g/{room_id}; and the words of a lobby room's creator and clock. Kept apart from home.js, which
+// owns the form and the lobby.
+
+import { gameUrl, recentGames } from './api.js';
+import { t, colorName, errorText, onLanguageChange } from './i18n.js';
+
+const $ = (selector) => document.querySelector(selector);
+
+// "Dara (White) – Sok (Black)" for a finished game's players.
+function playersText(game) {
+  return game.players
+    .map((p) => {
+      const color = colorName(game.game, p.color);
+      return p.name ? t('room.player_named', { color, name: p.name }) : color;
+    })
+    .join(' – ');
+}
+
+function resultText(game) {
+  const { winner, reason } = game.result;
+  const why = t(`reason.${reason}`);
+  if (winner === null) return t('room.draw', { reason: why });
+  const player = game.players.find((p) => p.seat === winner);
+  const name = player ? colorName(game.game, player.color) : '';
+  return t('room.winner', { player: player?.name ? t('room.player_named', { color: name, name: player.name }) : name, reason: why });
+}
+
+function entry(game) {
+  const li = document.createElement('li');
+  li.dataset.room = game.room_id;
+  const link = document.createElement('a');
+  link.href = gameUrl(game.room_id);
+  link.textContent = `${t(`game.${game.game}`)}: ${playersText(game)}`;
+  const result = document.createElement('span');
+  result.className = 'hint';
+  result.textContent = ` ${resultText(game)} ${t('home.recent_moves', { count: game.moves })}`;
+  li.append(link, result);
+  return li;
+}
+
+let games = [];
+
+function render() {
+  $('#recent-games').replaceChildren(...games.map(entry));
+  $('#recent-empty').hidden = games.length > 0;
+}
+
+export async function refreshRecent() {
+  $('#recent-error').textContent = '';
+  try {
+    games = await recentGames(10);
+  } catch (problem) {
+    $('#recent-error').textContent = errorText(problem);
+    return;
+  }
+  render();
+}
+
+// A lobby room's creator and clock, e.g. "by Dara · 5 min + 3 s".
+export function lobbyMeta(room) {
+  const parts = [];
+  if (room.creator_name) parts.push(t('home.lobby_by', { name: room.creator_name }));
+  parts.push(room.clock
+    ? t('home.lobby_clock', { minutes: room.clock.initial_s / 60, increment: room.clock.increment_s })
+    : t('home.lobby_untimed'));
+  const meta = document.createElement('span');
+  meta.className = 'hint lobby-meta';
+  meta.textContent = parts.join(' · ');
+  return meta;
+}
+
+onLanguageChange(render);
