@@ -3,7 +3,7 @@
 // moves it says in words with the colour that played them. Rebuilt only when the moves or the
 // language changed.
 //
-//   renderMoves(state, boardModule)   // state: room-state.js's; boardModule: the game's board module
+//   renderMoves(state)   // state: room-state.js's (each ply's mover from `moved` and the snapshot's `history`)
 
 import { t, colorName } from './i18n.js';
 import { gameInfo } from './games.js';
@@ -34,57 +34,7 @@ function moveText(state, display, ply, color) {
   return t(key('moved'), { color: name, from, count, direction, square: shift[2] });
 }
 
-// Khan-Tsin: the colour that played each ply. A `moved` event names its seat; for the moves a
-// snapshot brought the page replays them from the start position: a stack move is played by
-// the colour on top of the stack it leaves (only your own top pawn moves), a placement by the
-// next colour in turn (white, green, blue, those playing) that has pawns left to place. Null
-// where the replay cannot tell (a three-player game whose player resigned during placement may
-// be named wrongly: the moves say nothing of it).
-function khanTsinColors(state, boardModule) {
-  const moverColor = (ply) => state.seats[state.movers[ply]]?.color ?? null;
-  const colors = [];
-  let pos = null;
-  try {
-    pos = state.startPosition ? boardModule?.parsePosition?.(state.startPosition) : null;
-  } catch {
-    pos = null;
-  }
-  const stacks = pos ? pos.stacks.map((s) => s.map((p) => p.color)) : null;
-  const placed = pos ? { ...pos.placed } : null;
-  let turn = pos?.toMove ?? null;
-  const nextTurn = (after) => {
-    const order = pos.playing;
-    for (let i = 1; i <= order.length; i += 1) {
-      const c = order[(order.indexOf(after) + i) % order.length];
-      if (placed[c] < 12) return c;
-    }
-    return null;
-  };
-  state.moves.forEach((move, ply) => {
-    let color = null;
-    const placement = /^([pK])(\d+)$/.exec(move);
-    const shift = /^(\d+):(\d+)[+-]$/.exec(move);
-    const landing = /to (\d+)$/.exec(state.displayMoves[ply] ?? '');
-    if (stacks && placement) {
-      color = turn;
-      if (moverColor(ply)) color = moverColor(ply);
-      if (color) {
-        stacks[Number(placement[2])]?.push(color);
-        placed[color] += 1;
-        turn = pos.playing.includes(color) ? nextTurn(color) : turn;
-      }
-    } else if (stacks && shift && landing) {
-      const from = stacks[Number(shift[1])] ?? [];
-      color = from.at(-1) ?? null;
-      const moving = from.splice(Math.max(0, from.length - Number(shift[2])));
-      stacks[Number(landing[1])]?.push(...moving);
-    }
-    colors.push(moverColor(ply) ?? color);
-  });
-  return colors;
-}
-
-export function renderMoves(state, boardModule) {
+export function renderMoves(state) {
   const list = document.querySelector('#moves');
   const pairs = gameInfo(state.game)?.pairs ?? false;
   list.classList.toggle('pairs', pairs);
@@ -93,7 +43,7 @@ export function renderMoves(state, boardModule) {
     && list.dataset.lang === lang) return;
   list.dataset.room = state.id;
   list.dataset.lang = lang;
-  const colors = state.game === 'khan-tsin' ? khanTsinColors(state, boardModule) : [];
+  const colors = state.game === 'khan-tsin' ? state.movers.map((seat) => state.seats[seat]?.color ?? null) : [];
   list.replaceChildren(
     ...state.displayMoves.map((display, ply) => {
       const li = document.createElement('li');

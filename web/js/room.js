@@ -21,7 +21,7 @@ import {
 import { createChat } from './room-chat.js';
 import { renderMoves } from './room-moves.js';
 import { nameOfSeat, renderPlayers } from './room-players.js';
-import { createReplay, fetchHistory } from './replay.js';
+import { createReplay } from './replay.js';
 import { createSounds } from './sounds.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -42,13 +42,10 @@ let moveInFlight = false;
 let pendingMove = null;
 const replay = createReplay({
   plies: () => state.moves.length,
-  onChange: (ply) => {
-    needHistory(ply);
-    render();
-  },
+  onChange: () => render(),
 });
 const sound = createSounds();
-// The board module (its exports: Khan-Tsin's parsePosition names who played each move).
+// The board module (its exports: Ouk Chatrang's drawPiece draws the captured material).
 let boardModule = null;
 // Khan-Tsin votes sent from here: `${seat}@${ply}` (the server forgets them when the turn moves).
 const votes = new Set();
@@ -198,7 +195,7 @@ function render() {
   tickClocks();
   renderStatus();
   renderControls();
-  renderMoves(state, boardModule);
+  renderMoves(state);
   renderInvite();
   renderDownload();
   renderReplay();
@@ -235,23 +232,6 @@ function renderReplay() {
     if (current && replay.ply !== null) li.setAttribute('aria-current', 'step');
     else li.removeAttribute('aria-current');
   }
-}
-
-// Plies whose position this page never saw (a snapshot brings only the last) are fetched once,
-// the first time the replay needs one.
-let historyFetch = null;
-function needHistory(ply) {
-  if (ply === null || state.positions[ply] || !state.id) return;
-  historyFetch ??= fetchHistory(state.id).then((history) => {
-    if (history) {
-      history.positions.forEach((position, i) => { if (position && !state.positions[i]) state.positions[i] = position; });
-      history.movers.forEach((seat, i) => { if (state.movers[i] === null || state.movers[i] === undefined) state.movers[i] = seat; });
-      history.captured.forEach((squares, i) => { if (!state.captured[i]) state.captured[i] = squares; });
-    }
-    historyFetch = null;
-    lastView = null;
-    render();
-  });
 }
 
 // How many watch (the server's `spectators` count; unknown from an older server).
