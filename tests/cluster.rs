@@ -632,3 +632,36 @@ async fn a_relayed_client_is_told_at_once_when_its_room_moves_even_after_the_lis
     assert_eq!(welcome["d"]["version"], v);
     white.clear_pending();
 }
+
+#[tokio::test]
+async fn concurrent_hellos_for_a_released_room_claim_it_once() {
+    let db = support::db::fresh_postgres().await;
+    let a = node(&db.url, 20_000, 1000);
+    // b sweeps once every 9 s: the hellos, not the sweep, find the released room.
+    let b = node(&db.url, 20_000, 9000);
+    let (room_id, white_token, black_token, _white, _black, mut local, v) =
+        game_on(a.addr, 1).await;
+    a.signal("TERM");
+    assert!(a.wait(), "a clean exit");
+    // Twenty hellos at once race for the released room: one claim wins, the
+    // others find the room it started.
+    let hellos = (0..20).map(|i| {
+        let token = if i % 2 == 0 {
+            &white_token
+        } else {
+            &black_token
+        };
+        try_hello(b.addr, &room_id, token, v)
+    });
+    let mut clients: Vec<Client> = futures_util::future::join_all(hellos)
+        .await
+        .into_iter()
+        .map(|hello| hello.expect("served").0)
+        .collect();
+    let (_, epoch) = stored(&db.url, &room_id).await;
+    assert_eq!(epoch, 2, "claimed once on a, once on b");
+    let (mut black, mut white) = (clients.pop().unwrap(), clients.pop().unwrap());
+    let v = play(&mut white, &mut black, &mut local, &moves()[1], v).await;
+    let (versions, _) = stored(&db.url, &room_id).await;
+    assert_eq!(versions, (1..=v).collect::<Vec<_>>());
+}

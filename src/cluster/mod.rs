@@ -61,6 +61,8 @@ pub struct Node {
     lease_ttl: Duration,
     moves: Arc<moves::Moves>,
     http: reqwest::Client,
+    /// The lease renewal and the claim listener, ended when the node leaves the cluster.
+    background: Vec<tokio::task::AbortHandle>,
 }
 
 impl std::fmt::Debug for Node {
@@ -102,7 +104,7 @@ impl Node {
             generation: 0,
             serving: true,
         });
-        tokio::spawn(lease::renew(
+        let renewing = tokio::spawn(lease::renew(
             pg.clone(),
             id,
             mode.lease_ttl,
@@ -111,8 +113,8 @@ impl Node {
             publish,
         ));
         let moves = Arc::new(moves::Moves::default());
-        tokio::spawn(moves::listen(pg.clone(), moves.clone(), mode.lease_renew));
-        tokio::spawn(moves::recheck(pg.clone(), moves.clone(), mode.lease_ttl));
+        let listening = tokio::spawn(moves::listen(pg.clone(), moves.clone(), mode.lease_renew));
+        let rechecking = tokio::spawn(moves::recheck(pg.clone(), moves.clone(), mode.lease_ttl));
         tracing::info!(node = %id, advertise_url = %mode.advertise_url, "joined the cluster");
         let http = reqwest::Client::builder()
             .connect_timeout(forward::CONNECT_TIMEOUT)
@@ -128,6 +130,10 @@ impl Node {
             lease_ttl: mode.lease_ttl,
             moves,
             http,
+            background: [renewing, listening, rechecking]
+                .iter()
+                .map(tokio::task::JoinHandle::abort_handle)
+                .collect(),
         }))
     }
 
@@ -222,8 +228,14 @@ impl Node {
     }
 
     /// Gives up every room of this node at once, so another node claims them without waiting
-    /// for the lease, and leaves the cluster (for a graceful shutdown). Returns how many rooms.
+    /// for the lease, and leaves the cluster (for a graceful shutdown): its lease is no longer
+    /// renewed and its listener stops. Returns how many rooms.
     pub async fn release(&self) -> Result<u64, StoreError> {
+        // Renewing a lease whose row is being deleted, or listening on a pool about to close,
+        // would only fail.
+        for task in &self.background {
+            task.abort();
+        }
         self.store.release_node(self.id).await
     }
 }

@@ -129,10 +129,10 @@ pub struct Registry {
     rooms: Mutex<Rooms>,
     /// Cluster mode: this node, which claims every room before its task starts here.
     node: Option<Arc<Node>>,
-    /// Cluster mode: held from a claim to the start of the claimed room's task, so that two
-    /// loads of one room on this node cannot claim it twice (the second claim would fence the
-    /// first task's commits).
-    claiming: tokio::sync::Mutex<()>,
+    /// Cluster mode: a lock per room, held from a claim to the start of the claimed room's task,
+    /// so that two loads of one room on this node cannot claim it twice (the second claim would
+    /// fence the first task's commits), while loads of different rooms run side by side.
+    claiming: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// How many orphaned rooms one sweep claims at most.
@@ -149,7 +149,7 @@ impl Registry {
             settings,
             rooms: Mutex::new(Rooms::default()),
             node: None,
-            claiming: tokio::sync::Mutex::new(()),
+            claiming: Mutex::new(HashMap::new()),
         }
     }
 
@@ -166,6 +166,20 @@ impl Registry {
             Some(node) => node.claim(room_id).await.map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Takes `room_id`'s claim lock (the `claiming` field's), forgetting the locks
+    /// nobody holds or waits for.
+    async fn claiming(&self, room_id: Uuid) -> tokio::sync::OwnedMutexGuard<()> {
+        let lock = {
+            let mut locks = self
+                .claiming
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            locks.retain(|_, lock| Arc::strong_count(lock) > 1);
+            locks.entry(room_id).or_default().clone()
+        };
+        lock.lock_owned().await
     }
 
     fn rooms(&self) -> std::sync::MutexGuard<'_, Rooms> {
@@ -320,19 +334,25 @@ impl Registry {
         if let Some(handle) = self.cached(reference) {
             return Ok(Some(handle));
         }
-        let _claiming = match self.node {
-            Some(_) => Some(self.claiming.lock().await),
-            None => None,
-        };
-        if let Some(handle) = self.cached(reference) {
-            return Ok(Some(handle));
-        }
-        let ownership = match (&self.node, reference) {
-            (None, _) => None,
-            (Some(_), RoomRef::Id(id)) => Some(self.claim(id).await?),
+        let (ownership, _claiming) = match (&self.node, reference) {
+            (None, _) => (None, None),
+            (Some(_), RoomRef::Id(id)) => {
+                let claiming = self.claiming(id).await;
+                if let Some(handle) = self.cached(reference) {
+                    return Ok(Some(handle));
+                }
+                (Some(self.claim(id).await?), Some(claiming))
+            }
             // The code's room id, read before the claim; its rows are read again after it.
             (Some(_), RoomRef::InviteCode(_)) => match self.store.load_room(reference).await? {
-                Some(stored) => Some(self.claim(stored.room.id).await?),
+                Some(stored) => {
+                    let id = stored.room.id;
+                    let claiming = self.claiming(id).await;
+                    if let Some(handle) = self.cached(RoomRef::Id(id)) {
+                        return Ok(Some(handle));
+                    }
+                    (Some(self.claim(id).await?), Some(claiming))
+                }
                 None => return Ok(None),
             },
         };

@@ -204,7 +204,6 @@ test('a tab whose timers run once a minute keeps a healthy connection and drops 
   // jump forward, firing each due timer once, as a throttled tab does.
   await page.clock.install();
   const connections = [];
-  // The room's sockets name their room in the URL (`/ws?room=…`, for proxies that hash by room).
   await page.routeWebSocket(/\/ws(\?|$)/, (ws) => {
     const server = ws.connectToServer();
     const connection = { muted: false, pongs: 0 };
