@@ -14,6 +14,8 @@
 //!   for `x.test.mjs` in `logs/x.node.log`, each server's log in `logs/<name>.server.log`).
 //!
 //! `KHANATE_BROWSER_TESTS=khan` runs only the files whose names contain `khan`.
+//! `tests/js/*.test.mjs` (the client's pure modules, such as the room-state reducer) run with
+//! plain `node --test`, no browser and no server, in a test of their own.
 //! By hand, without this wrapper: `cargo build && cd tests/browser && npm ci && node --test`
 //! (the servers then use a fresh SQLite file each).
 
@@ -199,4 +201,38 @@ async fn the_web_client_works_in_chromium() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `tests/js`: the client's modules that need no browser (web/js/room-state.js), by `node --test`.
+#[test]
+fn the_room_state_reducer_passes_its_node_tests() {
+    check_node();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("tests/js is readable")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.to_string_lossy().ends_with(".test.mjs"))
+        .collect();
+    files.sort();
+    let output = Command::new("node")
+        .args(["--test", "--test-reporter=spec"])
+        .args(&files)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{text}");
+    assert!(
+        output.status.success(),
+        "node --test tests/js failed:\n{text}"
+    );
+    assert!(
+        tests_passed(&text, "tests/js") > 0,
+        "no test ran in tests/js:\n{text}"
+    );
 }

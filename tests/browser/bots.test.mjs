@@ -64,6 +64,8 @@ test('Ouk Chatrang against the computer at level 1: it starts at once and the bo
     { seat: 1, bot: '1', who: 'Black (Computer · level 1)', notes: '' },
   ]);
   assert.equal(await page.locator('#invite-box').isVisible(), false, 'nobody to invite');
+  // Private, against the computer alone: nobody can watch, so no switch for spectators' chat.
+  assert.equal(await page.locator('#spectator-chat-switch').isVisible(), false);
   assert.equal((await page.textContent('#turn')).trim(), 'Your move.');
   const room = await summary(invite);
   assert.equal(room.seats[1].bot, 1);

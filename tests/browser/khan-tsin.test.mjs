@@ -127,7 +127,7 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
   await playMove(white, ['3']);
 
   for (const page of [white, green]) {
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White: 0:1+ → 3']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White moves 1 from square 0 clockwise to 3']);
   }
   assert.deepEqual((await eventually(() => squaresWith(green, 'last'), (s) => s.length === 2)).sort(), ['0', '3']);
 
@@ -149,7 +149,7 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
 
   for (const page of [white, green]) {
     await waitForRoom(page, { status: 'finished' });
-    assert.deepEqual(await moveList(page), ['White: 0:1+ → 3', 'Green: 20:1+ → 22', 'White: 2:1+ → 3']);
+    assert.deepEqual(await moveList(page), ['White moves 1 from square 0 clockwise to 3', 'Green moves 1 from square 20 clockwise to 22', 'White moves 1 from square 2 clockwise to 3']);
     // One line per move, each with its colour's swatch.
     assert.deepEqual(await page.locator('#moves li > .swatch').evaluateAll((els) => els.map((el) => el.className)),
       ['swatch white', 'swatch green', 'swatch white']);
@@ -161,10 +161,10 @@ test('the end of a game: how many pawns, which way, and the Khan-pawn on a 9-sta
   await white.reload();
   await waitForRoom(white, { status: 'finished' });
   assert.deepEqual(await eventually(() => moveList(white), (l) => l.length === 3),
-    ['White: 0:1+ → 3', 'Green: 20:1+ → 22', 'White: 2:1+ → 3']);
+    ['White moves 1 from square 0 clockwise to 3', 'Green moves 1 from square 20 clockwise to 22', 'White moves 1 from square 2 clockwise to 3']);
   // In Korean too.
   await setLanguage(white, 'ko');
-  assert.deepEqual(await moveList(white), ['흰색: 0:1+ → 3번', '초록: 20:1+ → 22번', '흰색: 2:1+ → 3번']);
+  assert.deepEqual(await moveList(white), ['흰색: 0번에서 1개를 시계 방향으로 3번까지', '초록: 20번에서 1개를 시계 방향으로 22번까지', '흰색: 2번에서 1개를 시계 방향으로 3번까지']);
   await setLanguage(white, 'en');
   const height = await white.locator('#board [data-square="3"] > title').textContent();
   assert.match(height, /height 9/);
@@ -187,7 +187,7 @@ test('a move with fewer stacks to count than its distance goes round the circle,
 
   for (const page of [white, green]) {
     // The server's display is `1:1+ to 10`; the list shows it with the colour, in the page's words.
-    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White: 1:1+ → 10']);
+    assert.deepEqual(await eventually(() => moveList(page), (l) => l.length === 1), ['White moves 1 from square 1 clockwise to 10']);
     assert.deepEqual((await eventually(() => squaresWith(page, 'last'), (s) => s.length === 2)).sort(), ['1', '10']);
     const stack = await page.locator('#board [data-square="10"] > title').textContent();
     assert.match(stack, /height 2/);

@@ -5,11 +5,10 @@ import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+import { gameInfo } from './games.js';
 
 const $ = (selector) => document.querySelector(selector);
 const LOBBY_REFRESH_MS = 10_000;
-// The colours of each game's seats, in seat order (Khan-Tsin: lightest first).
-const COLORS = { 'ouk-chatrang': ['white', 'black'], khan: ['white', 'black'] };
 const TSIN_COLORS = ['white', 'green', 'blue'];
 // Khan-Tsin position text names the colours played by these letters (its third field).
 const TSIN_LETTERS = { w: 'white', g: 'green', b: 'blue' };
@@ -27,7 +26,7 @@ function opponent() {
 
 function seatColors() {
   const game = $('#game').value;
-  return game === 'khan-tsin' ? tsinColors() : COLORS[game];
+  return gameInfo(game)?.colors ?? tsinColors();
 }
 
 // Shows the fields of the chosen game and offers its seats.
@@ -87,7 +86,7 @@ function clockRequest() {
 // The colours of the requested room's seats, in seat order: a Khan-Tsin start position names
 // the colours played itself.
 function requestColors(body) {
-  if (body.game !== 'khan-tsin') return COLORS[body.game];
+  if (gameInfo(body.game)?.colors) return gameInfo(body.game).colors;
   const start = body.options.start_position;
   if (!start) return body.options.colors;
   return [...(start.split(/\s+/)[2] ?? '')].map((letter) => TSIN_LETTERS[letter]);

@@ -2,65 +2,35 @@
 // the controls. This browser is a spectator (no seat held), a player (one seat) or a local
 // pass-and-play table (every seat held here, moves built for whichever seat is on move).
 //
-// One RoomSocket per held seat (one without a token for a spectator). Every socket receives the
-// same versioned events; the room's state applies each version once, whichever socket brings it
-// first. Legal moves come only to the seat on move, so they are kept per seat with the position
-// they belong to, and offered to the board only while that position is the current one.
+// One RoomSocket per held seat (one without a token for a spectator). What the frames say is
+// kept by room-state.js (a reducer with no DOM); this file draws it and sends the commands; the
+// chat is room-chat.js's.
 //
 // After the game the players may agree to a rematch: the server makes the next room and each
 // player's token works there too, so on the `rematch` event the page keeps each held seat's token
-// for the new room (at its new seat) and goes there; spectators follow. Chat (not at a
-// pass-and-play table) comes in unversioned frames: players write and read the players' channel,
-// spectators write their own channel and read both.
+// for the new room (at its new seat) and goes there; spectators follow.
 
 import { joinRoom, roomSummary, roomUrl, homeUrl, gameUrl } from './api.js';
 import { RoomSocket } from './socket.js';
 import { forgetSeat, heldSeats, keepSeat, lastName, rememberName } from './seats.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
+import { gameInfo, loadBoardModule } from './games.js';
+import {
+  abandonClaim, applyFrame, clockLeft, clockText, createRoomState, legalFor, repetitionPossible,
+} from './room-state.js';
+import { createChat } from './room-chat.js';
+import { renderMoves } from './room-moves.js';
+import { nameOfSeat, renderPlayers } from './room-players.js';
+import { createReplay } from './replay.js';
+import { createSounds } from './sounds.js';
 
 const $ = (selector) => document.querySelector(selector);
 const SUMMARY_RETRY_MS = 3_000;
 
 const inviteCode = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
 
-// What the room is, as the events told it.
-const room = {
-  id: null,
-  game: null,
-  version: null,
-  status: 'waiting',
-  seats: [],
-  startPosition: null,
-  position: null,
-  toMove: null,
-  moves: [],
-  displayMoves: [],
-  offers: [],
-  counting: null,
-  result: null,
-  spectatorChat: true,
-  // The rematch made after this game ({room_id, invite_code, seats}), once every seat agreed.
-  rematch: null,
-  // A timed room's clocks (null when untimed): {initialS, incrementS, remaining: [ms per seat],
-  // running: seat | null, since: performance.now() from which `running` counts down}.
-  clock: null,
-};
-// The smallest `Date.now() - at` seen on this page (ms): the browser's clock offset from the
-// server's plus the quickest delivery, see setClock.
-let clockOffset = Infinity;
-// The chat messages this browser reads, oldest first ({channel, seat, name, text, at}).
-let chat = [];
-// The creator's seat when this browser holds it (it may turn spectator chat off), else null.
-let creatorSeat = null;
-// A spectator-chat switch sent and not yet answered: the checkbox keeps what the user chose.
-let switchInFlight = false;
-// seat -> {position, moves, complete}: the last legal moves the server sent to that (held) seat;
-// `complete` is false when the server left some out (`legal_moves_complete: false`, Khan).
-const legal = new Map();
-// position -> position: where a `left` event that did not pass the turn took the position (the
-// colour dropped from its third field). The seat on move keeps its legal moves then, and the
-// server does not send them again: moves known for the position before count for the one after.
-const carried = new Map();
+// What the room is, as the frames told it (see room-state.js).
+const state = createRoomState();
 // seat -> RoomSocket; a spectator's socket is under `null`.
 const sockets = new Map();
 let role = 'spectator';
@@ -68,176 +38,68 @@ let board = null;
 let lastView = null;
 let orientation = 0;
 let moveInFlight = false;
-// A passing word under the status (a refused command, a skipped turn): {key, params} or text.
-let message = null;
-// The board module (its exports: Khan-Tsin's parsePosition names who played each move).
+// A move sent while the connection was down, until the server answers it.
+let pendingMove = null;
+const replay = createReplay({
+  plies: () => state.moves.length,
+  onChange: () => render(),
+});
+const sound = createSounds();
+// The board module (its exports: Ouk Chatrang's drawPiece draws the captured material).
 let boardModule = null;
-// Offer ids this page declined or withdrew itself: their `offer_declined` needs no word.
-const ownDeclines = new Set();
-// Ouk Chatrang's claim button: how often each position (the FEN's board, side to move and rights)
-// has stood in this game as far as this page knows. `complete`: the page saw every position since
-// the start (a first snapshot before any move, then every `moved`); after a snapshot that came
-// with moves it did not see, it is false and the button shows from the 8th ply on instead.
-const seen = { complete: false, counts: new Map() };
-// Khan-Tsin: the colour that played each ply, when a `moved` event said so (its seat).
-const moveColors = [];
-// Abandonment (timed rooms): seat -> the browser's performance.now() from which the others may
-// claim against that seat while it is away and on move (from `presence.claimable_at`, server
-// time, turned into this browser's time with clockOffset). Dropped when the seat comes back.
-const claimable = new Map();
 // Khan-Tsin votes sent from here: `${seat}@${ply}` (the server forgets them when the turn moves).
 const votes = new Set();
+const chat = createChat({
+  state,
+  role: () => role,
+  socketFor: (seat) => sockets.get(seat) ?? null,
+  command: (seat, type, d) => command(seat, type, d),
+  rejectText: (problem, context) => rejectText(problem, context),
+});
 
-// A seat's colour with its player's name; a computer player is named by its level in the page's
-// language (the server names it in English).
-function seatName(seat) {
-  const info = room.seats[seat];
-  if (!info) return '';
-  const color = colorName(room.game, info.color);
-  const name = info.bot ? t('room.bot_name', { level: info.bot }) : info.name;
-  return name ? t('room.player_named', { color, name }) : color;
+const now = () => ({ wall: Date.now(), mono: performance.now() });
+
+// A seat named in the page's language (see room-players.js).
+const seatName = (seat) => nameOfSeat(state, seat);
+
+// A message of the room state in words (its seats named), or ''.
+function messageText(message) {
+  if (message === null) return '';
+  if (typeof message === 'string') return message;
+  const params = { ...message.params };
+  for (const [key, seat] of Object.entries(message.seats ?? {})) params[key] = seatName(seat);
+  return t(message.key, params);
 }
 
 // The seat this browser acts for with resign / offer / claim: its own, or at a local table the
 // one on move.
 function actingSeat() {
   if (role === 'player') return [...sockets.keys()][0];
-  if (role === 'local' && sockets.has(room.toMove)) return room.toMove;
+  if (role === 'local' && sockets.has(state.toMove)) return state.toMove;
   return null;
 }
 
-// The socket whose chat frames this page takes (at a local table every seat's socket brings them).
-function chatSeat() {
-  return [...sockets.keys()][0] ?? null;
-}
-
-// ---- state from the server's frames
+// ---- frames
 
 function receive(seat, frame) {
-  const d = frame.d ?? {};
-  if (seat !== null && d.legal_moves !== undefined) {
-    legal.set(seat, {
-      position: carried.get(d.position) ?? d.position,
-      moves: d.legal_moves,
-      complete: d.legal_moves_complete !== false,
-    });
+  const before = { version: state.version, plies: state.moves.length };
+  const effect = applyFrame(state, seat, frame, now());
+  if (state.moves.length > before.plies && before.version !== null && frame.t === 'moved') {
+    // A live game returns to the present on a move.
+    replay.show(null);
+    if (!sockets.has(frame.d?.seat)) sound.play(moveSound(frame.d));
   }
-  switch (frame.t) {
-    case 'welcome':
-      return;
-    case 'chat':
-      if (seat !== chatSeat()) return;
-      chat.push(d);
-      renderChat();
-      return;
-    case 'chat_history':
-      if (seat !== chatSeat()) return;
-      chat = [...(d.messages ?? [])];
-      renderChat();
-      return;
-    case 'presence':
-      if (room.seats[d.seat]) room.seats[d.seat].connected = d.connected;
-      if (d.connected || !d.claimable_at) claimable.delete(d.seat);
-      else claimable.set(d.seat, serverTimeHere(d.claimable_at));
-      render();
-      return;
-    case 'snapshot': {
-      if (seat === chatSeat()) {
-        chat = [...(d.chat ?? [])];
-        renderChat();
-      }
-      if (room.version !== null && frame.v < room.version) return;
-      const live = room.version !== null;
-      const hadRematch = room.rematch !== null;
-      applySnapshot(frame.v, d);
-      for (const s of d.seats ?? []) if (s.connected) claimable.delete(s.seat);
-      if (room.rematch && !hadRematch) followRematch(live);
-      break;
-    }
-    default:
-      if (frame.v === undefined || room.version === null) return;
-      if (frame.v <= room.version) {
-        // At a local table every seat's socket brings each event; the one on move may bring its
-        // legal moves after another socket has already applied the event.
-        if (d.legal_moves !== undefined) render();
-        return;
-      }
-      applyEvent(frame.t, d);
-      room.version = frame.v;
-      if (frame.t === 'rematch') followRematch(true);
-  }
+  if (effect.chat) chat.render();
+  if (frame.t === 'chat' || frame.t === 'chat_history') return;
+  if (effect.rematch) followRematch(effect.rematch === 'live');
   render();
-}
-
-function applySnapshot(version, d) {
-  const sameHistory = seen.complete && room.version === version && room.moves.length === d.moves.length;
-  if (!sameHistory) {
-    seen.complete = d.moves.length === 0;
-    seen.counts = new Map([[positionKey(d.position), 1]]);
-    moveColors.length = 0;
-  }
-  Object.assign(room, {
-    version,
-    status: d.status,
-    seats: d.seats,
-    startPosition: d.start_position,
-    position: d.position,
-    toMove: d.to_move,
-    moves: [...d.moves],
-    displayMoves: [...d.display_moves],
-    offers: d.offers.map((o) => ({ ...o, accepted: [...(o.accepted ?? [])] })),
-    counting: d.counting ?? null,
-    result: d.result ?? null,
-    spectatorChat: d.spectator_chat !== false,
-    rematch: d.rematch ?? null,
-  });
-  room.clock = null;
-  if (d.clock) setClock(d.clock, { initialS: d.clock.initial_s, incrementS: d.clock.increment_s });
-}
-
-// Takes a clock from the server ({remaining_ms, running, at}): each seat's time at the server's
-// instant `at`. The offset between the browser's clock and the server's is estimated at receipt,
-// offset = Date.now() - Date.parse(at) (the skew plus the delivery time), and the smallest offset
-// seen on this page is kept: for a fresh frame that is counting from its receipt; a frame that is
-// older than it looks (events replayed after a reconnect) is counted from its real `at`. From
-// then on the running clock follows performance.now(), which a change of the computer's clock
-// does not move.
-function setClock(clock, settings = {}) {
-  const offset = Date.now() - Date.parse(clock.at);
-  if (Number.isFinite(offset)) clockOffset = Math.min(clockOffset, offset);
-  const age = Number.isFinite(offset) ? Math.max(0, offset - clockOffset) : 0;
-  room.clock = {
-    initialS: settings.initialS ?? room.clock?.initialS ?? null,
-    incrementS: settings.incrementS ?? room.clock?.incrementS ?? null,
-    remaining: [...clock.remaining_ms],
-    running: clock.running ?? null,
-    since: performance.now() - age,
-  };
-}
-
-// A server instant (RFC 3339) as this browser's performance.now(), by the offset of setClock.
-function serverTimeHere(at) {
-  const offset = Number.isFinite(clockOffset) ? clockOffset : 0;
-  return performance.now() + (Date.parse(at) + offset - Date.now());
-}
-
-// The abandonment claim open to this browser: the away seat on move, the seat here that claims
-// (another one still in the game), and ms until the claim is possible (0 once it is); else null.
-function abandonClaim() {
-  if (room.status !== 'playing' || room.toMove === null) return null;
-  const away = room.toMove;
-  const from = claimable.get(away);
-  if (from === undefined || room.seats[away]?.connected || room.seats[away]?.left) return null;
-  const claimer = [...sockets.keys()].find((s) => s !== null && s !== away && room.seats[s] && !room.seats[s].left);
-  if (claimer === undefined) return null;
-  return { away, claimer, wait: Math.max(0, from - performance.now()) };
 }
 
 // Shows the claim buttons once the grace period is over, a countdown before (every 100 ms).
 function tickClaim() {
-  const claim = abandonClaim();
-  const three = room.seats.length > 2;
-  const voted = claim && three && votes.has(`${claim.away}@${room.moves.length}`);
+  const claim = abandonClaim(state, performance.now());
+  const three = state.seats.length > 2;
+  const voted = claim && three && votes.has(`${claim.away}@${state.moves.length}`);
   const ready = Boolean(claim && claim.wait === 0 && !voted);
   $('#claim-victory').hidden = !ready;
   $('#claim-abandoned-draw').hidden = !(ready && !three);
@@ -256,151 +118,50 @@ function tickClaim() {
 }
 
 async function claimVictory() {
-  const claim = abandonClaim();
+  const claim = abandonClaim(state, performance.now());
   if (!claim || claim.wait > 0) return;
-  const three = room.seats.length > 2;
+  const three = state.seats.length > 2;
   const ok = await command(claim.claimer, 'claim_victory', {}, 'claim');
   if (ok && three) {
-    votes.add(`${claim.away}@${room.moves.length}`);
+    votes.add(`${claim.away}@${state.moves.length}`);
     render();
   }
 }
 
 async function claimAbandonedDraw() {
-  const claim = abandonClaim();
+  const claim = abandonClaim(state, performance.now());
   if (claim && claim.wait === 0) command(claim.claimer, 'claim_draw', { reason: 'abandoned' }, 'claim');
 }
 
-// A seat's time left now, in ms (never below 0).
-function clockLeft(seat) {
-  const clock = room.clock;
-  const left = clock.remaining[seat] ?? 0;
-  if (clock.running !== seat || room.status !== 'playing') return Math.max(0, left);
-  return Math.max(0, left - (performance.now() - clock.since));
+// The sound of a move that came in: check, a capture (squares emptied, or `x` in Ouk Chatrang's
+// SAN), or a plain move.
+function moveSound(d) {
+  if (d.check !== undefined && d.check !== null) return 'check';
+  if ((d.captured ?? []).length > 0 || /x/.test(d.display ?? '')) return 'capture';
+  return 'move';
 }
 
-// m:ss (h:mm:ss from an hour), with tenths under 10 s: 0:09.4.
-function clockText(ms) {
-  if (ms < 10_000) return `0:0${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const sec = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
-}
+// The turn (ply) whose low-time warning sounded: once a turn, for a seat held here.
+let lowWarned = null;
 
 // Redraws the clocks' times (every 100 ms while one runs, and after each render).
 function tickClocks() {
-  if (!room.clock) return;
-  for (const el of document.querySelectorAll('#players .clock[data-seat]')) {
+  if (!state.clock) return;
+  const mono = performance.now();
+  const running = state.clock.running;
+  if (state.status === 'playing' && sockets.has(running) && role !== 'spectator'
+    && clockLeft(state, running, mono) < 10_000 && lowWarned !== state.moves.length) {
+    lowWarned = state.moves.length;
+    sound.play('low');
+  }
+  for (const el of document.querySelectorAll('.clock[data-seat]')) {
     const seat = Number(el.dataset.seat);
-    const left = clockLeft(seat);
+    const left = clockLeft(state, seat, mono);
     const text = clockText(left);
     if (el.textContent !== text) el.textContent = text;
-    el.classList.toggle('running', room.status === 'playing' && room.clock.running === seat);
+    el.classList.toggle('running', state.status === 'playing' && state.clock.running === seat);
     el.classList.toggle('low', left < 10_000);
   }
-}
-
-function applyEvent(type, d) {
-  switch (type) {
-    case 'seat_taken':
-      Object.assign(room.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot });
-      break;
-    case 'game_started':
-      Object.assign(room, { status: 'playing', position: d.position, toMove: d.to_move });
-      if (d.clock) setClock(d.clock);
-      break;
-    case 'moved':
-      if (d.seat !== undefined && room.seats[d.seat]) moveColors[room.moves.length] = room.seats[d.seat].color;
-      room.moves.push(d.move);
-      seen.counts.set(positionKey(d.position), (seen.counts.get(positionKey(d.position)) ?? 0) + 1);
-      room.displayMoves.push(d.display);
-      Object.assign(room, { position: d.position, toMove: d.to_move, counting: d.counting ?? null });
-      if (d.clock) setClock(d.clock);
-      message = null;
-      break;
-    case 'offer':
-      room.offers.push({ id: d.id, kind: d.kind, by: d.by, accepted: [...(d.accepted ?? [])] });
-      break;
-    case 'offer_declined': {
-      const offer = room.offers.find((o) => o.id === d.id);
-      room.offers = room.offers.filter((o) => o.id !== d.id);
-      if (offer) message = declinedMessage(offer);
-      break;
-    }
-    case 'offer_accepted':
-      room.offers.find((o) => o.id === d.id)?.accepted.push(d.by);
-      break;
-    case 'skipped':
-      message = { key: 'room.skipped', params: { player: seatName(d.seat) } };
-      break;
-    case 'left': {
-      const before = { position: room.position, toMove: room.toMove };
-      room.seats[d.seat].left = true;
-      Object.assign(room, { position: d.position, toMove: d.to_move });
-      // A player who was not on move resigned: the turn stays, the moves too (the pawns have not
-      // moved), but the position text changed and no legal moves come with this event.
-      if (d.legal_moves === undefined && d.to_move !== null && d.to_move === before.toMove
-        && before.position !== null && before.position !== d.position) {
-        carry(before.position, d.position);
-      }
-      if (d.clock) setClock(d.clock);
-      // A three-player Khan-Tsin seat whose time ran out is out of the game like one that resigned.
-      if (d.reason === 'timeout') room.seats[d.seat].timedOut = true;
-      const leftKey = { timeout: 'room.left_timeout', abandoned: 'room.left_abandoned' }[d.reason] ?? 'room.left';
-      message = { key: leftKey, params: { player: seatName(d.seat) } };
-      break;
-    }
-    case 'game_over':
-      Object.assign(room, { status: 'finished', result: d.result, toMove: null, offers: [] });
-      // The final times; a room that ended before its game started has none.
-      if (d.clock) setClock(d.clock);
-      else if (room.clock) room.clock.running = null;
-      // A refusal or a skip from the game is stale now: the result speaks.
-      message = null;
-      break;
-    case 'spectator_chat':
-      room.spectatorChat = d.enabled;
-      break;
-    case 'rematch':
-      room.rematch = d;
-      room.offers = room.offers.filter((o) => o.kind !== 'rematch');
-      break;
-  }
-}
-
-// Words for an offer that closed (`offer_declined` tells only which): the offerer's page names
-// the player who declined it (with one other player still in the game; else it says it was
-// declined), the other players' pages say the offerer withdrew it (two players: nobody else could
-// have), and spectators or a three-player table learn that it is off. A decline sent from this
-// page says nothing: the user just did it.
-function declinedMessage(offer) {
-  if (ownDeclines.has(offer.id)) return null;
-  const kind = offer.kind === 'rematch' ? 'rematch' : 'draw';
-  const maker = seatName(offer.by);
-  const others = room.seats.filter((s) => s.seat !== offer.by && !sockets.has(s.seat)
-    && (kind === 'rematch' || !s.left));
-  if (sockets.has(offer.by)) {
-    return others.length === 1
-      ? { key: `room.${kind}_declined_by`, params: { player: seatName(others[0].seat) } }
-      : { key: `room.${kind}_declined`, params: {} };
-  }
-  const mine = [...sockets.keys()].some((seat) => seat !== null);
-  if (mine && others.length === 0) return { key: `room.${kind}_withdrawn`, params: { player: maker } };
-  return { key: `room.${kind}_closed`, params: { player: maker } };
-}
-
-// An Ouk Chatrang FEN's board, side to move and rights: what makes a position repeat.
-function positionKey(position) {
-  return (position ?? '').trim().split(/\s+/).slice(0, 3).join(' ');
-}
-
-// Whether the claim-draw button shows (see `seen`): the position has stood three times, or,
-// when the page does not know the whole game, from the 8th ply on (the server judges the claim).
-function repetitionPossible() {
-  if (seen.complete) return (seen.counts.get(positionKey(room.position)) ?? 0) >= 3;
-  return room.moves.length >= 8;
 }
 
 // The rematch was made: every seat held here keeps its token for the new room, at its new seat
@@ -408,179 +169,188 @@ function repetitionPossible() {
 // event, or a snapshot after a reconnect), so the page goes to the new room, a spectator's too;
 // a page opened later (the old link, the back button) shows a link to it instead.
 function followRematch(live) {
-  const info = room.rematch;
+  const info = state.rematch;
   for (const [seat, socket] of sockets) {
     if (seat === null || !socket.token) continue;
     const moved = info.seats.find((s) => s.seat === seat);
     if (!moved) continue;
     keepSeat(info.invite_code, info.room_id, moved.new_seat, socket.token, {
       local: role === 'local',
-      creator: seat === creatorSeat,
+      creator: seat === state.createdBy,
     });
   }
   if (live) location.assign(roomUrl(info.invite_code));
-}
-
-// Legal moves known for position `from` count for position `to` from now on (see `carried`).
-function carry(from, to) {
-  for (const [old, now] of carried) if (now === from) carried.set(old, to);
-  carried.set(from, to);
-  for (const known of legal.values()) if (known.position === from) known.position = to;
 }
 
 // ---- drawing
 
 function render() {
   const main = $('#room');
-  if (room.version !== null) main.dataset.version = room.version;
-  main.dataset.status = room.status;
-  main.dataset.toMove = room.toMove ?? '';
+  if (state.version !== null) main.dataset.version = state.version;
+  main.dataset.status = state.status;
+  main.dataset.toMove = state.toMove ?? '';
   main.dataset.role = role;
   renderBoard();
-  renderPlayers();
+  renderPlayers(state, { orientation, boardModule });
   tickClocks();
   renderStatus();
   renderControls();
-  renderMoves();
+  renderMoves(state);
   renderInvite();
   renderDownload();
-  renderChatControls();
+  renderReplay();
+  renderPending();
+  renderSpectators();
+  renderTitle();
+  chat.renderControls();
 }
 
-// After a game that started: its record (any game) and PGN (Ouk Chatrang), from the REST API.
+// The tab's title: "Your move" first when this browser holds the seat on move.
+function renderTitle() {
+  if (!state.game) return;
+  const mine = state.status === 'playing' && role !== 'spectator' && sockets.has(state.toMove);
+  const title = `${t(`game.${state.game}`)} · ${t('app.name')}`;
+  document.title = mine ? `${t('room.title_your_move')} · ${title}` : title;
+}
+
+// The replay buttons (once there is a move) and where the replay stands: "3 / 10".
+function renderReplay() {
+  const box = $('#replay');
+  const plies = state.moves.length;
+  box.hidden = plies === 0;
+  $('#room').dataset.viewPly = replay.ply ?? '';
+  if (box.hidden) return;
+  const shown = replay.ply ?? plies;
+  $('#replay-ply').textContent = t('replay.ply', { ply: shown, plies });
+  $('#replay-first').disabled = shown === 0;
+  $('#replay-back').disabled = shown === 0;
+  $('#replay-forward').disabled = replay.ply === null;
+  $('#replay-last').disabled = replay.ply === null;
+  for (const li of document.querySelectorAll('#moves li')) {
+    const current = Number(li.dataset.ply) === shown;
+    li.classList.toggle('shown', current && replay.ply !== null);
+    if (current && replay.ply !== null) li.setAttribute('aria-current', 'step');
+    else li.removeAttribute('aria-current');
+  }
+}
+
+// How many watch (the server's `spectators` count; unknown from an older server).
+function renderSpectators() {
+  const el = $('#spectators');
+  const count = state.spectators;
+  el.hidden = !count;
+  el.dataset.count = count ?? '';
+  el.textContent = count ? t(count === 1 ? 'room.spectators_one' : 'room.spectators', { count }) : '';
+}
+
+function renderPending() {
+  const note = $('#pending');
+  note.hidden = !pendingMove;
+  note.textContent = pendingMove ? t('room.pending', { move: pendingMove }) : '';
+  $('#notation-key').hidden = state.game !== 'ouk-chatrang';
+}
+
 function renderDownload() {
   const box = $('#download');
-  const started = room.seats.length > 0 && room.seats.every((s) => s.taken);
-  box.hidden = !(room.status === 'finished' && started && room.id);
+  const started = state.seats.length > 0 && state.seats.every((s) => s.taken);
+  box.hidden = !(state.status === 'finished' && started && state.id);
   if (box.hidden) return;
   const record = $('#download-record');
-  record.href = `api/games/${encodeURIComponent(room.id)}/record`;
-  record.setAttribute('download', `${room.game}-${room.id}.txt`);
+  record.href = `api/games/${encodeURIComponent(state.id)}/record`;
+  record.setAttribute('download', `${state.game}-${state.id}.txt`);
   const pgn = $('#download-pgn');
-  pgn.hidden = room.game !== 'ouk-chatrang';
-  pgn.href = `api/games/${encodeURIComponent(room.id)}/pgn`;
-  pgn.setAttribute('download', `${room.game}-${room.id}.pgn`);
+  pgn.hidden = !gameInfo(state.game)?.pgn;
+  pgn.href = `api/games/${encodeURIComponent(state.id)}/pgn`;
+  pgn.setAttribute('download', `${state.game}-${state.id}.pgn`);
   // The finished game's own page (web/js/game.js): replay, result, final clocks.
-  $('#game-page-link').href = gameUrl(room.id);
+  $('#game-page-link').href = gameUrl(state.id);
 }
 
-// The legal moves of the seat on move when this browser holds it and they are for the current
-// position: {moves, complete}, else null.
-function legalForBoard() {
-  const seat = room.toMove;
-  if (room.status !== 'playing' || seat === null || !sockets.has(seat) || moveInFlight) return null;
-  const known = legal.get(seat);
-  return known && known.position === room.position ? known : null;
-}
-
+// The board shows the present, or in a replay the position after ply `replay.ply` (no legal
+// moves then); a move waiting for the connection (`pendingMove`) is marked as the last move.
 function renderBoard() {
-  if (!board || room.position === null) return;
+  if (!board || state.position === null) return;
   if (role === 'player') orientation = [...sockets.keys()][0];
-  else if (role === 'local' && room.toMove !== null) orientation = room.toMove;
+  else if (role === 'local' && state.toMove !== null) orientation = state.toMove;
   else if (role === 'spectator') orientation = 0;
-  const known = legalForBoard();
+  const ply = replay.ply;
+  const shown = ply === null ? state.moves.length : ply;
+  const position = ply === null ? state.position : state.positions[ply];
+  if (!position) return;
+  const known = moveInFlight || ply !== null ? null : legalFor(state, state.toMove);
   const view = {
-    position: room.position,
+    position,
     legal: known?.moves ?? null,
     complete: known?.complete ?? true,
-    lastMove: room.moves.at(-1) ?? null,
+    lastMove: (ply === null ? pendingMove : null) ?? state.moves[shown - 1] ?? null,
     orientation,
-    colors: room.seats.map((s) => s.color),
-    check: inCheck(),
+    colors: state.seats.map((s) => s.color),
+    check: inCheck(shown),
+    captured: state.captured[shown - 1] ?? [],
   };
-  const changed = !lastView || Object.keys(view).some((key) => key !== 'colors' && view[key] !== lastView[key])
-    || view.colors.join() !== lastView.colors.join();
+  const host = $('#board');
+  host.dataset.position = position;
+  host.dataset.ply = shown;
+  host.toggleAttribute('data-replay', ply !== null);
+  if (pendingMove) host.dataset.pending = pendingMove;
+  else delete host.dataset.pending;
+  const changed = !lastView || Object.keys(view).some((key) => !['colors', 'captured'].includes(key) && view[key] !== lastView[key])
+    || view.colors.join() !== lastView.colors.join() || view.captured.join() !== lastView.captured.join();
   if (!changed) return;
   lastView = view;
   board.update(view);
 }
 
-// Ouk Chatrang marks a checking move with `+` in its display (SAN), a mating one with `#`.
-function inCheck() {
-  const last = room.displayMoves.at(-1) ?? '';
-  return room.game === 'ouk-chatrang' && (last.endsWith('#') || (room.status === 'playing' && last.endsWith('+')));
-}
-
-function renderPlayers() {
-  const list = $('#players');
-  list.replaceChildren(
-    ...room.seats.map((info) => {
-      const li = document.createElement('li');
-      li.dataset.seat = info.seat;
-      li.dataset.color = info.color;
-      li.classList.toggle('on-move', room.toMove === info.seat);
-      li.classList.toggle('left', Boolean(info.left));
-      if (info.bot) li.dataset.bot = info.bot;
-      const swatch = document.createElement('span');
-      swatch.className = `swatch ${info.color}`;
-      const name = document.createElement('span');
-      name.className = 'who';
-      name.textContent = info.taken ? seatName(info.seat) : t('room.free_seat', { color: colorName(room.game, info.color) });
-      const notes = document.createElement('span');
-      notes.className = 'notes';
-      const words = [];
-      if (sockets.has(info.seat)) words.push(t('room.you'));
-      if (info.left) words.push(t(info.timedOut || (room.clock && room.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left'));
-      // A computer player is always there: only people are online or away.
-      else if (info.taken && !info.bot) words.push(t(info.connected ? 'room.online' : 'room.away'));
-      notes.textContent = words.join(' · ');
-      const dot = document.createElement('span');
-      dot.className = `dot ${info.connected ? 'on' : 'off'}`;
-      li.append(swatch, name, dot, notes);
-      if (room.clock) {
-        const clock = document.createElement('span');
-        clock.className = 'clock';
-        clock.dataset.seat = info.seat;
-        clock.setAttribute('role', 'timer');
-        clock.setAttribute('aria-label', t('room.clock_label', { player: info.taken ? seatName(info.seat) : colorName(room.game, info.color) }));
-        li.append(clock);
-      }
-      return li;
-    }),
-  );
+// Whether the side to move is in check after ply `ply`: the server's `check` for the present;
+// for an earlier position (or without it) Ouk Chatrang's display marks a checking move with `+`,
+// a mating one with `#`.
+function inCheck(ply = state.moves.length) {
+  if (ply === state.moves.length && state.check !== null) return true;
+  const last = state.displayMoves[ply - 1] ?? '';
+  const live = state.status === 'playing' || ply < state.moves.length;
+  return state.game === 'ouk-chatrang' && (last.endsWith('#') || (live && last.endsWith('+')));
 }
 
 function renderStatus() {
   const turn = $('#turn');
-  if (room.status === 'waiting') {
-    const free = room.seats.filter((s) => !s.taken).length;
+  if (state.status === 'waiting') {
+    const free = state.seats.filter((s) => !s.taken).length;
     turn.textContent = t(free === 1 ? 'room.waiting_one' : 'room.waiting', { count: free });
-  } else if (room.status === 'playing' && room.toMove !== null) {
-    const player = seatName(room.toMove);
-    if (role === 'player' && sockets.has(room.toMove)) turn.textContent = t('room.your_turn');
+  } else if (state.status === 'playing' && state.toMove !== null) {
+    const player = seatName(state.toMove);
+    if (role === 'player' && sockets.has(state.toMove)) turn.textContent = t('room.your_turn');
     else turn.textContent = t('room.to_move', { player });
   } else {
     turn.textContent = '';
   }
 
   const check = $('#check');
-  check.hidden = room.status !== 'playing' || !inCheck();
-  check.textContent = check.hidden ? '' : t('room.check', { player: seatName(room.toMove) });
+  check.hidden = state.status !== 'playing' || !inCheck();
+  check.textContent = check.hidden ? '' : t('room.check', { player: seatName(state.toMove) });
 
   const counting = $('#counting');
-  counting.hidden = !room.counting;
-  counting.textContent = room.counting
+  counting.hidden = !state.counting;
+  counting.textContent = state.counting
     ? t('room.counting', {
-        kind: t(`counting.${room.counting.kind}`),
-        count: room.counting.count,
-        limit: room.counting.limit,
-        side: colorName(room.game, room.counting.escaping),
+        kind: t(`counting.${state.counting.kind}`),
+        count: state.counting.count,
+        limit: state.counting.limit,
+        side: colorName(state.game, state.counting.escaping),
       })
     : '';
 
   const result = $('#result');
-  result.hidden = !room.result;
-  result.textContent = room.result ? resultText(room.result) : '';
+  result.hidden = !state.result;
+  result.textContent = state.result ? resultText(state.result) : '';
 
-  const text = message === null ? '' : typeof message === 'string' ? message : t(message.key, message.params);
-  $('#message').textContent = text;
+  $('#message').textContent = messageText(state.message);
   renderOffers();
 }
 
 function resultText({ winner, reason }) {
   // No result at all, neither a draw nor a win: a room that closed before every seat was taken
   // (nobody joined in time), or a game called off before every player had moved.
-  if (reason === 'aborted') return t(room.seats.every((s) => s.taken) ? 'room.aborted_game' : 'room.aborted');
+  if (reason === 'aborted') return t(state.seats.every((s) => s.taken) ? 'room.aborted_game' : 'room.aborted');
   const why = t(`reason.${reason}`);
   if (winner === null) return t('room.draw', { reason: why });
   return t('room.winner', { player: seatName(winner), reason: why });
@@ -588,10 +358,10 @@ function resultText({ winner, reason }) {
 
 // The open draw offer, the seat here that can answer it, and whether it is our own.
 function drawOffer() {
-  const offer = room.offers.find((o) => o.kind === 'draw');
+  const offer = state.offers.find((o) => o.kind === 'draw');
   if (!offer) return null;
   const answerer = [...sockets.keys()].find(
-    (seat) => seat !== null && seat !== offer.by && !offer.accepted.includes(seat) && !room.seats[seat]?.left,
+    (seat) => seat !== null && seat !== offer.by && !offer.accepted.includes(seat) && !state.seats[seat]?.left,
   );
   return { offer, answerer: answerer ?? null, ours: sockets.has(offer.by) };
 }
@@ -599,7 +369,7 @@ function drawOffer() {
 // The open rematch offer, the seat here that can accept it, and whether it is our own. Every
 // other seat must accept, a player who left a three-player game too (everyone sits in the next).
 function rematchOffer() {
-  const offer = room.offers.find((o) => o.kind === 'rematch');
+  const offer = state.offers.find((o) => o.kind === 'rematch');
   if (!offer) return null;
   const answerer = [...sockets.keys()].find(
     (seat) => seat !== null && seat !== offer.by && !offer.accepted.includes(seat),
@@ -620,9 +390,9 @@ function renderOffers() {
 }
 
 function renderControls() {
-  const playing = room.status === 'playing';
+  const playing = state.status === 'playing';
   const seat = actingSeat();
-  const acting = playing && seat !== null && !room.seats[seat]?.left;
+  const acting = playing && seat !== null && !state.seats[seat]?.left;
   const open = playing ? drawOffer() : null;
   const show = (id, visible) => {
     $(id).hidden = !visible;
@@ -635,140 +405,37 @@ function renderControls() {
   show('#decline-draw', Boolean(open && (open.answerer !== null || canWithdraw)));
   decline.textContent = t(canWithdraw ? 'room.withdraw_draw' : 'room.decline_draw');
   tickClaim();
-  show('#claim-draw', acting && room.game === 'ouk-chatrang' && sockets.has(room.toMove) && repetitionPossible());
+  show('#claim-draw', acting && gameInfo(state.game)?.repetitionClaim && sockets.has(state.toMove) && repetitionPossible(state));
   // Abort: while not every player still in the game has moved (the server judges; a refusal says
   // why), or, for the creator, a room still waiting for players.
-  const inGame = room.seats.filter((s) => !s.left).length;
-  const waitingCreator = room.status === 'waiting' && role === 'player' && seat === creatorSeat;
-  show('#abort', (acting && room.moves.length < inGame) || waitingCreator);
+  const inGame = state.seats.filter((s) => !s.left).length;
+  const waitingCreator = state.status === 'waiting' && role === 'player' && seat === state.createdBy;
+  show('#abort', (acting && state.moves.length < inGame) || waitingCreator);
   $('#abort').textContent = t(waitingCreator ? 'room.cancel_room' : 'room.abort');
 
   // Rematch: after a game that started, until it is made; an open offer is answered instead.
-  const rematch = room.status === 'finished' && !room.rematch ? rematchOffer() : null;
-  const started = room.seats.length > 0 && room.seats.every((s) => s.taken);
-  show('#rematch', room.status === 'finished' && role !== 'spectator' && started && !room.rematch && !rematch);
+  const rematch = state.status === 'finished' && !state.rematch ? rematchOffer() : null;
+  const started = state.seats.length > 0 && state.seats.every((s) => s.taken);
+  show('#rematch', state.status === 'finished' && role !== 'spectator' && started && !state.rematch && !rematch);
   show('#accept-rematch', Boolean(rematch && rematch.answerer !== null));
   const withdrawRematch = Boolean(rematch && rematch.answerer === null && rematch.ours);
   show('#decline-rematch', Boolean(rematch && (rematch.answerer !== null || withdrawRematch)));
   $('#decline-rematch').textContent = t(withdrawRematch ? 'room.withdraw_rematch' : 'room.decline_rematch');
-  $('#rematch-box').hidden = !room.rematch;
-  if (room.rematch) {
+  $('#rematch-box').hidden = !state.rematch;
+  if (state.rematch) {
     const link = $('#rematch-link');
-    link.href = roomUrl(room.rematch.invite_code);
+    link.href = roomUrl(state.rematch.invite_code);
     link.textContent = t(role === 'spectator' ? 'room.rematch_watch' : 'room.rematch_go');
   }
 
-  const free = room.seats.filter((s) => !s.taken);
+  const free = state.seats.filter((s) => !s.taken);
   const joinBox = $('#join-box');
-  joinBox.hidden = !(role === 'spectator' && room.status === 'waiting' && free.length > 0);
+  joinBox.hidden = !(role === 'spectator' && state.status === 'waiting' && free.length > 0);
   if (!joinBox.hidden) offerSeats($('#seat-choice'), free, t('home.seat_random'));
 }
 
-// The seat that played the first move of a square-board game: its position text's second field
-// is the side to move (`w` or `b`).
-function firstMover() {
-  return room.startPosition?.split(' ')[1] === 'b' ? 1 : 0;
-}
-
-// A move as the move list shows it. The other games' displays are notation. The server's
-// `display` is English in Khan-Tsin (`p1`, `K10`, `17:2- to 10`, `pass`): there the list says it in
-// the page's language with the colour that played it (`color`, or null when unknown): "White
-// pawn on 1", "Green Khan-pawn on 10", "Blue: 17:2- → 10", "White passes".
-function moveText(display, ply, color) {
-  if (room.game !== 'khan-tsin') return display;
-  const name = color ? colorName(room.game, color) : '';
-  const key = (base) => (color ? `room.kt.${base}` : `room.kt.${base}_nocolor`);
-  if (display === 'pass') return t(key('pass'), { color: name });
-  const placed = /^([pK])(\d+)$/.exec(room.moves[ply] ?? display);
-  if (placed) return t(key(placed[1] === 'K' ? 'placed_khan' : 'placed_pawn'), { color: name, square: placed[2] });
-  const shift = /^(\d+:\d+[+-]) to (\d+)$/.exec(display);
-  if (!shift) return display;
-  const move = /^\d+:\d+[+-]$/.test(room.moves[ply] ?? '') ? room.moves[ply] : shift[1];
-  return t(key('moved'), { color: name, move, square: shift[2] });
-}
-
-// Khan-Tsin: the colour that played each ply. A `moved` event names its seat; for the moves a
-// snapshot brought the page replays them from the start position: a stack move is played by
-// the colour on top of the stack it leaves (only your own top pawn moves), a placement by the
-// next colour in turn (white, green, blue, those playing) that has pawns left to place. Null
-// where the replay cannot tell (a three-player game whose player resigned during placement may
-// be named wrongly: the moves say nothing of it).
-function khanTsinColors() {
-  const colors = [];
-  let pos = null;
-  try {
-    pos = room.startPosition ? boardModule?.parsePosition?.(room.startPosition) : null;
-  } catch {
-    pos = null;
-  }
-  const stacks = pos ? pos.stacks.map((s) => s.map((p) => p.color)) : null;
-  const placed = pos ? { ...pos.placed } : null;
-  let turn = pos?.toMove ?? null;
-  const nextTurn = (after) => {
-    const order = pos.playing;
-    for (let i = 1; i <= order.length; i += 1) {
-      const c = order[(order.indexOf(after) + i) % order.length];
-      if (placed[c] < 12) return c;
-    }
-    return null;
-  };
-  room.moves.forEach((move, ply) => {
-    let color = null;
-    const placement = /^([pK])(\d+)$/.exec(move);
-    const shift = /^(\d+):(\d+)[+-]$/.exec(move);
-    const landing = /to (\d+)$/.exec(room.displayMoves[ply] ?? '');
-    if (stacks && placement) {
-      color = turn;
-      if (moveColors[ply]) color = moveColors[ply];
-      if (color) {
-        stacks[Number(placement[2])]?.push(color);
-        placed[color] += 1;
-        turn = pos.playing.includes(color) ? nextTurn(color) : turn;
-      }
-    } else if (stacks && shift && landing) {
-      const from = stacks[Number(shift[1])] ?? [];
-      color = from.at(-1) ?? null;
-      const moving = from.splice(Math.max(0, from.length - Number(shift[2])));
-      stacks[Number(landing[1])]?.push(...moving);
-    }
-    colors.push(moveColors[ply] ?? color);
-  });
-  return colors;
-}
-
-function renderMoves() {
-  const list = $('#moves');
-  const pairs = room.game !== 'khan-tsin';
-  list.classList.toggle('pairs', pairs);
-  const lang = document.documentElement.lang;
-  if (list.children.length === room.displayMoves.length && list.dataset.room === room.id
-    && list.dataset.lang === lang) return;
-  list.dataset.room = room.id;
-  list.dataset.lang = lang;
-  const colors = room.game === 'khan-tsin' ? khanTsinColors() : [];
-  list.replaceChildren(
-    ...room.displayMoves.map((display, ply) => {
-      const li = document.createElement('li');
-      const color = colors[ply] ?? null;
-      if (color) {
-        const swatch = document.createElement('span');
-        swatch.className = `swatch ${color}`;
-        swatch.setAttribute('aria-hidden', 'true');
-        li.append(swatch);
-        li.dataset.color = color;
-      }
-      li.append(moveText(display, ply, color));
-      li.dataset.move = room.moves[ply] ?? '';
-      li.dataset.ply = ply + 1;
-      if (pairs) li.dataset.seat = (ply + firstMover()) % 2;
-      return li;
-    }),
-  );
-  list.lastElementChild?.scrollIntoView({ block: 'nearest' });
-}
-
 function renderInvite() {
-  const free = room.status === 'waiting' ? room.seats.filter((s) => !s.taken) : [];
+  const free = state.status === 'waiting' ? state.seats.filter((s) => !s.taken) : [];
   $('#invite-box').hidden = !(free.length > 0 && role !== 'local');
   $('#invite-link').value = roomUrl(inviteCode);
   // A seated player may give a free seat to the computer instead.
@@ -786,7 +453,7 @@ function offerSeats(select, free, any = null) {
   if (select.dataset.signature !== signature) {
     const previous = select.value;
     select.replaceChildren(...(any === null ? [] : [new Option(any, '')]));
-    for (const s of free) select.add(new Option(colorName(room.game, s.color), String(s.seat)));
+    for (const s of free) select.add(new Option(colorName(state.game, s.color), String(s.seat)));
     select.value = wanted.includes(previous) ? previous : select.options[0].value;
     select.dataset.signature = signature;
   }
@@ -813,19 +480,24 @@ function renderConnection() {
 function connect() {
   for (const socket of sockets.values()) socket.close();
   sockets.clear();
-  legal.clear();
-  carried.clear();
   const held = heldSeats(inviteCode);
-  const seats = held.roomId === null || held.roomId === room.id ? held.seats : new Map();
+  const seats = held.roomId === null || held.roomId === state.id ? held.seats : new Map();
   role = seats.size === 0 ? 'spectator' : seats.size === 1 ? 'player' : 'local';
-  creatorSeat = seats.has(held.creator) ? held.creator : null;
+  state.held = new Set(seats.keys());
+  state.legal.clear();
+  state.carried.clear();
+  // Until a snapshot says who created the room, this browser's own note of it counts.
+  if (seats.has(held.creator)) state.createdBy = held.creator;
   const entries = seats.size === 0 ? [[null, null]] : [...seats];
   for (const [seat, token] of entries) {
     const socket = new RoomSocket({
-      room: room.id,
+      room: state.id,
       token,
       // A spectator is named in the spectators' chat by the name last typed in this browser.
       name: token ? null : lastName() || null,
+      // A timed game resumes from a snapshot: its clock is the server's now (the server gives
+      // back the time it was down; replayed events would only repeat the clocks of before).
+      resumeFromSnapshot: () => state.clock !== null && state.status === 'playing',
       onFrame: (frame) => receive(seat, frame),
       onState: (s) => socketState(seat, s),
     });
@@ -841,7 +513,7 @@ function socketState(seat, socket) {
     // The server does not know this seat's token (a room recreated, storage from elsewhere):
     // forget it and carry on with what is left, as a spectator at worst.
     forgetSeat(inviteCode, seat);
-    message = { key: 'room.seat_lost' };
+    state.message = { key: 'room.seat_lost' };
     connect();
   } else if (socket.failure?.code === 'unknown_room') {
     showNotice(t('room.no_such_room'));
@@ -861,7 +533,7 @@ async function takeSeat() {
     keepSeat(inviteCode, joined.room_id, joined.seat, joined.seat_token);
     connect();
   } catch (problem) {
-    message = errorText(problem);
+    state.message = errorText(problem);
     render();
   } finally {
     $('#take-seat').disabled = false;
@@ -878,7 +550,7 @@ async function command(seat, type, d = {}, context = null) {
     await socket.send(type, d);
     return true;
   } catch (problem) {
-    message = rejectText(problem, context);
+    state.message = rejectText(problem, context);
     render();
     return false;
   }
@@ -893,16 +565,22 @@ function rejectText(problem, context = null) {
   return t(key) === key ? t('error.other', { message: problem.message }) : t(key);
 }
 
+// A move goes out at once, or, while the connection is down, when it is back (the socket keeps
+// it with its cid); until the server answers it is pending: marked on the board, and nothing
+// else can be moved.
 async function sendMove(move) {
-  const seat = room.toMove;
+  const seat = state.toMove;
   if (!sockets.has(seat) || moveInFlight) return;
   moveInFlight = true;
-  message = null;
+  pendingMove = sockets.get(seat).state === 'online' ? null : move;
+  state.message = null;
+  sound.play('move');
   render();
   try {
-    await command(seat, 'move', { move, v: room.version });
+    await command(seat, 'move', { move, v: state.version });
   } finally {
     moveInFlight = false;
+    pendingMove = null;
     render();
   }
 }
@@ -913,7 +591,7 @@ async function sendMove(move) {
 async function addBot() {
   const button = $('#add-bot');
   button.disabled = true;
-  message = null;
+  state.message = null;
   try {
     await command(actingSeat(), 'add_bot', {
       seat: Number($('#add-bot-seat').value),
@@ -929,96 +607,12 @@ async function addBot() {
 async function offerRematch() {
   const seats = [...sockets.keys()].filter((seat) => seat !== null);
   if (seats.length === 0) return;
-  message = null;
+  state.message = null;
   if (!(await command(seats[0], 'offer_rematch', {}, 'rematch')) || role !== 'local') return;
   for (const seat of seats.slice(1)) {
-    const offer = room.offers.find((o) => o.kind === 'rematch');
+    const offer = state.offers.find((o) => o.kind === 'rematch');
     if (!offer || offer.accepted.includes(seat)) continue;
     if (!(await command(seat, 'accept', { offer: offer.id }, 'rematch'))) return;
-  }
-}
-
-// ---- chat
-
-function chatName(entry) {
-  if (entry.seat !== null && entry.seat !== undefined) {
-    const color = room.seats[entry.seat]?.color;
-    return entry.name || (color ? colorName(room.game, color) : t('chat.player'));
-  }
-  return entry.name || t('chat.spectator');
-}
-
-// The message list, rebuilt from `chat` (text through textContent only: it is what people typed).
-function renderChat() {
-  const list = $('#chat');
-  const labelled = role === 'spectator';
-  list.replaceChildren(
-    ...chat.map((entry) => {
-      const li = document.createElement('li');
-      li.dataset.channel = entry.channel;
-      if (entry.seat !== null && entry.seat !== undefined) li.dataset.seat = entry.seat;
-      if (labelled) {
-        const channel = document.createElement('span');
-        channel.className = 'chat-channel';
-        channel.textContent = t(`chat.channel.${entry.channel}`);
-        li.append(channel, ' ');
-      }
-      const name = document.createElement('span');
-      name.className = 'chat-name';
-      name.textContent = chatName(entry);
-      const text = document.createElement('span');
-      text.className = 'chat-text';
-      text.textContent = entry.text;
-      if (entry.at) li.title = new Date(entry.at).toLocaleString(document.documentElement.lang);
-      li.append(name, ' ', text);
-      return li;
-    }),
-  );
-  list.scrollTop = list.scrollHeight;
-  $('#chat-box').dataset.count = chat.length;
-}
-
-function renderChatControls() {
-  const box = $('#chat-box');
-  box.hidden = role === 'local' || room.version === null;
-  if (box.hidden) return;
-  const closed = role === 'spectator' && !room.spectatorChat;
-  $('#chat-input').disabled = closed;
-  $('#chat-send').disabled = closed;
-  const note = $('#chat-note');
-  const noteKey = closed ? 'chat.spectators_off' : role === 'spectator' ? 'chat.spectator_hint' : null;
-  note.hidden = noteKey === null;
-  note.textContent = noteKey === null ? '' : t(noteKey);
-  const toggle = $('#spectator-chat-switch');
-  toggle.hidden = !(role === 'player' && creatorSeat !== null);
-  if (!switchInFlight) $('#spectator-chat').checked = room.spectatorChat;
-}
-
-async function sendChat(event) {
-  event.preventDefault();
-  const input = $('#chat-input');
-  const text = input.value.trim();
-  const seat = chatSeat();
-  if (!text || !sockets.has(seat) || role === 'local') return;
-  const error = $('#chat-error');
-  error.textContent = '';
-  input.value = '';
-  try {
-    await sockets.get(seat).send('chat', { channel: role === 'spectator' ? 'spectators' : 'players', text });
-  } catch (problem) {
-    if (!input.value) input.value = text;
-    error.textContent = rejectText(problem, 'chat');
-  }
-}
-
-async function switchSpectatorChat() {
-  const enabled = $('#spectator-chat').checked;
-  switchInFlight = true;
-  try {
-    await command(creatorSeat, 'set_spectator_chat', { enabled });
-  } finally {
-    switchInFlight = false;
-    render();
   }
 }
 
@@ -1050,7 +644,7 @@ function showNotice(text) {
 }
 
 async function loadBoard(game) {
-  const module = await import(`./boards/${game}.js`);
+  const module = await loadBoardModule(game);
   boardModule = module;
   addStrings(module.strings);
   board = module.createBoard($('#board'), { t, onMove: sendMove });
@@ -1074,16 +668,16 @@ async function start() {
     return;
   }
   $('#notice').hidden = true;
-  room.id = summary.room_id;
-  room.game = summary.game;
-  room.seats = summary.seats;
-  room.status = summary.status;
-  $('#game-name').textContent = t(`game.${room.game}`);
-  document.title = `${t(`game.${room.game}`)} · ${t('app.name')}`;
-  document.body.dataset.game = room.game;
-  $('#rules-link').href = `rules/${encodeURIComponent(room.game)}`;
+  state.id = summary.room_id;
+  state.game = summary.game;
+  state.seats = summary.seats;
+  state.status = summary.status;
+  $('#game-name').textContent = t(`game.${state.game}`);
+  renderTitle();
+  document.body.dataset.game = state.game;
+  $('#rules-link').href = `rules/${encodeURIComponent(state.game)}`;
   $('#rules-link').hidden = false;
-  await loadBoard(room.game);
+  await loadBoard(state.game);
   connect();
 }
 
@@ -1106,7 +700,7 @@ function wire() {
     const open = drawOffer();
     if (!open) return;
     const seat = open.answerer ?? open.offer.by;
-    ownDeclines.add(open.offer.id);
+    state.ownDeclines.add(open.offer.id);
     command(seat, 'decline', { offer: open.offer.id });
   });
   $('#abort').addEventListener('click', () => {
@@ -1121,29 +715,44 @@ function wire() {
   $('#decline-rematch').addEventListener('click', () => {
     const open = rematchOffer();
     if (!open) return;
-    ownDeclines.add(open.offer.id);
+    state.ownDeclines.add(open.offer.id);
     command(open.answerer ?? open.offer.by, 'decline', { offer: open.offer.id }, 'rematch');
   });
-  $('#chat-form').addEventListener('submit', sendChat);
-  $('#spectator-chat').addEventListener('change', switchSpectatorChat);
   $('#take-seat').addEventListener('click', takeSeat);
   $('#copy-invite').addEventListener('click', copyInvite);
   $('#add-bot').addEventListener('click', addBot);
   $('#name').value = lastName();
+  $('#replay-first').addEventListener('click', replay.first);
+  $('#replay-back').addEventListener('click', replay.back);
+  $('#replay-forward').addEventListener('click', replay.forward);
+  $('#replay-last').addEventListener('click', replay.last);
+  $('#moves').addEventListener('click', (event) => {
+    const li = event.target.closest('#moves li');
+    if (li) replay.show(Number(li.dataset.ply));
+  });
+  // The arrow keys step through the game, Home and End go to its start and its present, unless
+  // the focus is in a field or on the board (where the arrows move between squares).
+  document.addEventListener('keydown', (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.target.closest?.('input, select, textarea, #board')) return;
+    const step = { ArrowLeft: replay.back, ArrowRight: replay.forward, Home: replay.first, End: replay.last }[event.key];
+    if (!step || state.moves.length === 0) return;
+    event.preventDefault();
+    step();
+  });
   // The running clock counts down between the server's frames (tickClocks does nothing untimed).
   setInterval(() => {
     tickClocks();
     tickClaim();
   }, 100);
   onLanguageChange(() => {
-    if (room.game) {
-      $('#game-name').textContent = t(`game.${room.game}`);
-      document.title = `${t(`game.${room.game}`)} · ${t('app.name')}`;
+    if (state.game) {
+      $('#game-name').textContent = t(`game.${state.game}`);
+      renderTitle();
     }
     renderConnection();
     lastView = null;
     render();
-    renderChat();
+    chat.render();
   });
 }
 

@@ -2,14 +2,9 @@
 // one section per topic, each section's points one line of its translation.
 
 import { t, addStrings, setUpLanguage, onLanguageChange } from './i18n.js';
+import { gameInfo, loadBoardModule } from './games.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-
-const SECTIONS = {
-  'ouk-chatrang': ['board', 'moves', 'first', 'end', 'counting'],
-  khan: ['board', 'soldiers', 'khans', 'capture', 'end'],
-  'khan-tsin': ['track', 'placement', 'moves', 'end'],
-};
 
 const game = location.pathname.split('/').filter(Boolean).pop();
 // The game's board module, once loaded: the key to the pictures draws with its functions.
@@ -98,7 +93,7 @@ function renderKey() {
 }
 
 function render() {
-  const sections = SECTIONS[game];
+  const sections = gameInfo(game)?.rulesSections;
   for (const link of document.querySelectorAll('#rules nav a')) {
     if (link.dataset.game === game) link.setAttribute('aria-current', 'page');
   }
@@ -128,8 +123,8 @@ function render() {
 }
 
 async function loadBoard() {
-  if (!['ouk-chatrang', 'khan-tsin'].includes(game)) return;
-  board = await import(`./boards/${game}.js`);
+  if (!gameInfo(game)?.key) return;
+  board = await loadBoardModule(game);
   addStrings(board.strings);
   render();
 }

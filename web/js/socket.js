@@ -6,6 +6,8 @@
 //
 //   const socket = new RoomSocket({ room, token, name, onFrame, onState });
 //       // name: a spectator's name for the spectators' chat (hello.d.name; none for a seat)
+//       // resumeFromSnapshot: optional () => boolean, asked at each reconnect: true says hello
+//       // without last_v, so the server answers with a fresh snapshot instead of the missed events
 //   socket.state        'connecting' | 'online' | 'offline'
 //   socket.failure      null, or {code} once it gave up (the hello's error code, or the close code)
 //   socket.retryAt      while offline and not given up: when the next attempt starts (ms epoch)
@@ -41,8 +43,9 @@ const pageId = Math.random().toString(36).slice(2, 10);
 let commands = 0;
 
 export class RoomSocket {
-  constructor({ room, token = null, name = null, onFrame, onState }) {
+  constructor({ room, token = null, name = null, resumeFromSnapshot = () => false, onFrame, onState }) {
     this.room = room;
+    this.resumeFromSnapshot = resumeFromSnapshot;
     this.token = token;
     this.name = name;
     this.onFrame = onFrame;
@@ -80,7 +83,7 @@ export class RoomSocket {
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
       else if (this.name) hello.name = this.name;
-      if (this.lastV !== null) hello.last_v = this.lastV;
+      if (this.lastV !== null && !this.resumeFromSnapshot()) hello.last_v = this.lastV;
       ws.send(JSON.stringify({ t: 'hello', d: hello }));
     };
     ws.onmessage = (message) => {

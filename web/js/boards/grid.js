@@ -1,7 +1,9 @@
 // What the two square boards (Ouk Chatrang 8x8, Khan 10x10) share: one SVG of squares, each a
 // `<g data-square>` holding its colour, its highlights, its piece and its coordinate, so a click
 // anywhere on a square (piece included) reaches that square; the highlight classes of the board
-// contract (selected, target, last, check); orientation; click and drag with pointer events.
+// contract (selected, target, last, check, captured); orientation; click and drag with pointer
+// events; and the keyboard: the squares are one tab stop (a roving tabindex), the arrow keys move
+// between them as the board is drawn, Enter or Space is a click on the focused square.
 // The game modules keep the move in progress and call `render` with what to draw.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -65,6 +67,8 @@ export function createGrid(host, options) {
   let flipped = false;
   let lastState = null;
   let press = null; // {square, x, y, pointerId, dragging}
+  // The square that takes the keyboard's focus (the one tab stop of the board).
+  let focusSquare = null;
   // A browser may fire a click right after a drop; it is no click of its own. Cleared by the
   // next press, so a real click soon after a drop (the opponent answered fast) still counts.
   let clickAfterDrop = false;
@@ -100,9 +104,13 @@ export function createGrid(host, options) {
   }
 
   // state: {pieces: Map square -> piece, flipped, selected, targets, last, check: [squares],
-  //         tint: Map square -> fill (e.g. goal rows), lines: [{squares, kind: 'path'|'last'}]}
+  //         tint: Map square -> fill (e.g. goal rows), lines: [{squares, kind: 'path'|'last'}],
+  //         captured: [squares the last move emptied]}
   function render(state) {
     lastState = state;
+    // Redrawing replaces the squares: the focus goes back to the same square afterwards.
+    const hadFocus = svg.contains(document.activeElement);
+    if (!focusSquare) focusSquare = (state.selected || [])[0] || squareName(Math.floor(files / 2), flipped ? ranks - 1 : 0);
     svg.setAttribute('aria-label', options.boardLabel());
     flipped = !!state.flipped;
     boardLayer.replaceChildren();
@@ -111,6 +119,7 @@ export function createGrid(host, options) {
       target: new Set(state.targets || []),
       last: new Set(state.last || []),
       check: new Set(state.check || []),
+      captured: new Set(state.captured || []),
     };
 
     svgEl('rect', { x: 0, y: 0, width, height, rx: 14, fill: theme.frame }, boardLayer);
@@ -128,6 +137,9 @@ export function createGrid(host, options) {
           'data-square': name,
           class: classes.join(' '),
           transform: `translate(${x} ${y})`,
+          role: 'button',
+          tabindex: name === focusSquare ? 0 : -1,
+          'aria-label': options.squareTitle(name, piece),
         }, boardLayer);
         if (sets.target.has(name) || options.canDrag(name)) g.style.cursor = 'pointer';
         const light = !theme.checkered || (file + rank) % 2 === 1;
@@ -136,6 +148,13 @@ export function createGrid(host, options) {
         if (tint) svgEl('rect', { width: SQ, height: SQ, fill: tint }, g);
         if (sets.last.has(name)) svgEl('rect', { width: SQ, height: SQ, fill: theme.last }, g);
         if (sets.selected.has(name)) svgEl('rect', { width: SQ, height: SQ, fill: theme.selected }, g);
+        if (sets.captured.has(name)) {
+          // Emptied by the last move (a custodian capture, a piece pushed off): a red cross.
+          svgEl('path', {
+            d: 'M30 30 L70 70 M70 30 L30 70', stroke: '#c0271b', 'stroke-width': 9,
+            'stroke-linecap': 'round', opacity: 0.8, class: 'capture-mark', 'pointer-events': 'none',
+          }, g);
+        }
         if (sets.check.has(name)) {
           svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.48, fill: 'url(#check-glow)' }, g);
         }
@@ -160,6 +179,39 @@ export function createGrid(host, options) {
     if (theme.lines) drawGridLines();
     for (const line of state.lines || []) drawLine(line);
     defs();
+    if (hadFocus) boardLayer.querySelector(`[data-square="${focusSquare}"]`)?.focus();
+  }
+
+  // The arrow keys move the focus one square on the board as drawn (flipped or not); Enter and
+  // Space click the focused square. Escape cancels the move in progress.
+  const STEPS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+  function onKeyDown(e) {
+    const square = squareOf(e.target);
+    if (!square) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      focusSquare = square;
+      options.onSquare(square);
+      return;
+    }
+    if (e.key === 'Escape') {
+      options.onSquare(null);
+      return;
+    }
+    const step = STEPS[e.key];
+    if (!step) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const s = parseSquare(square);
+    const sign = flipped ? -1 : 1;
+    const file = Math.min(files - 1, Math.max(0, s.file + step[0] * sign));
+    const rank = Math.min(ranks - 1, Math.max(0, s.rank + step[1] * sign));
+    const next = squareName(file, rank);
+    boardLayer.querySelector(`[data-square="${focusSquare}"]`)?.setAttribute('tabindex', '-1');
+    focusSquare = next;
+    const el = boardLayer.querySelector(`[data-square="${next}"]`);
+    el?.setAttribute('tabindex', '0');
+    el?.focus();
   }
 
   // Ouk Chatrang's board is one colour, its squares marked by lines, as Cambodian boards are.
@@ -294,6 +346,7 @@ export function createGrid(host, options) {
   svg.addEventListener('pointerup', onPointerUp);
   svg.addEventListener('pointercancel', onPointerCancel);
   svg.addEventListener('click', onClick);
+  svg.addEventListener('keydown', onKeyDown);
   document.addEventListener('click', onDocumentClick);
 
   return {

@@ -207,6 +207,7 @@ export function createBoard(host, { t, onMove }) {
       targets: node ? Object.keys(node) : [],
       last: lastSquares,
       check: [],
+      captured: view.captured || [],
       tint: tints,
       lines,
       finish: inChain() ? { square: current(), label: t('khan.finish', { square: current() }) } : null,

@@ -201,6 +201,7 @@ export function createBoard(host, { t, onMove }) {
       targets: selected ? [...byFrom.get(selected).keys()] : [],
       last,
       check,
+      captured: view.captured || [],
     });
   }
 

@@ -1,0 +1,89 @@
+// The players' bars of the room page (`ol#players`, docs/web-client.md "The room page DOM"): per
+// seat its colour, name, presence, notes, what it has (material) and, in a timed room, its clock
+// (`.clock[data-seat]`, whose time room.js's timer writes). The seat drawn nearest (`orientation`)
+// gets `near`: the page's CSS puts it under the board and the others above.
+//
+//   renderPlayers(state, { orientation, boardModule })
+//   nameOfSeat(state, seat)   // "Black (Sok)", "Black (Computer · level 3)", or the colour alone
+
+import { t, colorName } from './i18n.js';
+
+// A seat's colour with its player's name; a computer player is named by its level in the page's
+// language (the server names it in English).
+export function nameOfSeat(state, seat) {
+  const info = state.seats[seat];
+  if (!info) return '';
+  const color = colorName(state.game, info.color);
+  const name = info.bot ? t('room.bot_name', { level: info.bot }) : info.name;
+  return name ? t('room.player_named', { color, name }) : color;
+}
+
+export function renderPlayers(state, { orientation, boardModule }) {
+  const list = document.querySelector('#players');
+  list.replaceChildren(
+    ...state.seats.map((info) => {
+      const li = document.createElement('li');
+      li.dataset.seat = info.seat;
+      li.dataset.color = info.color;
+      li.classList.toggle('on-move', state.toMove === info.seat);
+      li.classList.toggle('left', Boolean(info.left));
+      if (info.bot) li.dataset.bot = info.bot;
+      const swatch = document.createElement('span');
+      swatch.className = `swatch ${info.color}`;
+      const name = document.createElement('span');
+      name.className = 'who';
+      name.textContent = info.taken ? nameOfSeat(state, info.seat) : t('room.free_seat', { color: colorName(state.game, info.color) });
+      const notes = document.createElement('span');
+      notes.className = 'notes';
+      const words = [];
+      if (state.held.has(info.seat)) words.push(t('room.you'));
+      if (info.left) words.push(t(info.timedOut || (state.clock && state.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left'));
+      // A computer player is always there: only people are online or away.
+      else if (info.taken && !info.bot) words.push(t(info.connected ? 'room.online' : 'room.away'));
+      notes.textContent = words.join(' · ');
+      const dot = document.createElement('span');
+      dot.className = `dot ${info.connected ? 'on' : 'off'}`;
+      li.classList.toggle('near', info.seat === orientation);
+      li.append(swatch, name, dot, notes, materialOf(state, info.seat, boardModule));
+      if (state.clock) {
+        const clock = document.createElement('span');
+        clock.className = 'clock';
+        clock.dataset.seat = info.seat;
+        clock.setAttribute('role', 'timer');
+        clock.setAttribute('aria-label', t('room.clock_label', { player: info.taken ? nameOfSeat(state, info.seat) : colorName(state.game, info.color) }));
+        li.append(clock);
+      }
+      return li;
+    }),
+  );
+}
+
+// What each seat has: Khan its Soldiers and Khans left (the last Soldier decides the game), Ouk
+// Chatrang the enemy pieces it took, drawn small. From the server's `material`; empty without.
+function materialOf(state, seat, boardModule) {
+  const el = document.createElement('span');
+  el.className = 'material';
+  const mine = state.material?.[seat];
+  if (!mine) return el;
+  el.dataset.material = JSON.stringify(mine);
+  if (state.game === 'khan') {
+    el.textContent = t('material.khan', { soldiers: mine.soldiers ?? 0, khans: mine.khans ?? 0 });
+  } else if (typeof mine.captured === 'string') {
+    const enemy = state.seats.find((s) => s.seat !== seat)?.color ?? 'black';
+    const names = [];
+    for (const letter of mine.captured) {
+      names.push(t(`ouk-chatrang.${letter.toLowerCase()}`));
+      if (!boardModule?.drawPiece) continue;
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      svg.setAttribute('viewBox', '0 0 100 100');
+      svg.setAttribute('aria-hidden', 'true');
+      boardModule.drawPiece(svg, { kind: letter.toLowerCase(), color: enemy });
+      el.append(svg);
+    }
+    el.setAttribute('aria-label', names.length ? t('material.captured', { pieces: names.join(', ') }) : '');
+    if (!boardModule?.drawPiece) el.textContent = names.join(' ');
+  }
+  return el;
+}
+
+// After a game that started: its record (any game) and PGN (Ouk Chatrang), from the REST API.

@@ -1,0 +1,348 @@
+// The room's state as the server's frames tell it, kept apart from any drawing: a reducer over
+// frames (no DOM, no timers, no clock of its own: the time comes in as an argument), so it is
+// tested with `node --test` (tests/js/room-state.test.mjs) without a browser.
+//
+//   const state = createRoomState({ held: [0], creator: 0 });
+//   const effect = applyFrame(state, 0, frame, { wall: Date.now(), mono: performance.now() });
+//       // seat: the held seat whose socket brought the frame (null: a spectator's socket);
+//       // effect: { chat: true when the chat changed, rematch: 'live' | 'late' | null }
+//   clockLeft(state, seat, monoNow), repetitionPossible(state), legalFor(state, seat), abandonClaim(state, monoNow)
+//
+// Every socket of a page (one per held seat) brings the same versioned events: each version is
+// applied once, whichever socket brings it first. Legal moves come only to the seat on move, so
+// they are kept per seat with the position they belong to. A `message` is {key, params, seats}:
+// `seats` maps a parameter to a seat, which the view names (it knows the language).
+
+// An Ouk Chatrang FEN's board, side to move and rights: what makes a position repeat.
+export function positionKey(position) {
+  return (position ?? '').trim().split(/\s+/).slice(0, 3).join(' ');
+}
+
+export function createRoomState({ held = [], creator = null, id = null, game = null } = {}) {
+  return {
+    id,
+    game,
+    version: null,
+    status: 'waiting',
+    seats: [],
+    startPosition: null,
+    position: null,
+    toMove: null,
+    moves: [],
+    displayMoves: [],
+    // Per ply: the seat that played it (null where no frame said), the squares it captured (null
+    // where unknown), and the position after it (null where unknown); from `moved` events and
+    // the snapshot's `history`. positions[0] is the start position.
+    movers: [],
+    captured: [],
+    positions: [],
+    offers: [],
+    counting: null,
+    result: null,
+    spectatorChat: true,
+    // The seat that created the room: the snapshot's `created_by`, else what this browser kept.
+    createdBy: creator,
+    spectators: null,
+    // Per seat the pieces left or taken (`material` of the last `moved` or the snapshot), and the
+    // seat whose King is in check (Ouk Chatrang), or null.
+    material: null,
+    check: null,
+    rematch: null,
+    // A timed room's clocks (null when untimed): {initialS, incrementS, remaining: [ms per seat],
+    // running: seat | null, since: the monotonic ms from which `running` counts down}.
+    clock: null,
+    // The smallest `wall - Date.parse(at)` seen (ms): the browser's offset from the server's
+    // clock plus the quickest delivery.
+    clockOffset: Infinity,
+    chat: [],
+    held: new Set(held),
+    // seat -> {position, moves, complete}: the last legal moves sent to that held seat.
+    legal: new Map(),
+    // position -> position: where a `left` that did not pass the turn took the position.
+    carried: new Map(),
+    // seat -> monotonic ms from which the others may claim against that away seat.
+    claimable: new Map(),
+    // Offer ids this page declined or withdrew itself: their `offer_declined` needs no word.
+    ownDeclines: new Set(),
+    // How often each position stood, and whether the page saw every one since the start.
+    seen: { complete: false, counts: new Map() },
+    message: null,
+  };
+}
+
+// Applies one frame (see the top of this file). Unversioned frames (chat, presence, spectators)
+// are applied as they come; a versioned event only when it is the next version.
+export function applyFrame(state, seat, frame, now) {
+  const d = frame.d ?? {};
+  const effect = { chat: false, rematch: null };
+  if (seat !== null && d.legal_moves !== undefined) {
+    state.legal.set(seat, {
+      position: state.carried.get(d.position) ?? d.position,
+      moves: d.legal_moves,
+      complete: d.legal_moves_complete !== false,
+    });
+  }
+  const chatSeat = [...state.held][0] ?? null;
+  switch (frame.t) {
+    case 'welcome':
+      return effect;
+    case 'chat':
+      if (seat === chatSeat) {
+        state.chat.push(d);
+        effect.chat = true;
+      }
+      return effect;
+    case 'chat_history':
+      if (seat === chatSeat) {
+        state.chat = [...(d.messages ?? [])];
+        effect.chat = true;
+      }
+      return effect;
+    case 'spectators':
+      state.spectators = d.count ?? null;
+      return effect;
+    case 'presence':
+      if (state.seats[d.seat]) state.seats[d.seat].connected = d.connected;
+      if (d.connected || !d.claimable_at) state.claimable.delete(d.seat);
+      else state.claimable.set(d.seat, serverTimeHere(state, d.claimable_at, now));
+      return effect;
+    case 'snapshot': {
+      if (seat === chatSeat) {
+        state.chat = [...(d.chat ?? [])];
+        effect.chat = true;
+      }
+      if (state.version !== null && frame.v < state.version) return effect;
+      const live = state.version !== null;
+      const hadRematch = state.rematch !== null;
+      applySnapshot(state, frame.v, d, now);
+      for (const s of d.seats ?? []) if (s.connected) state.claimable.delete(s.seat);
+      if (state.rematch && !hadRematch) effect.rematch = live ? 'live' : 'late';
+      return effect;
+    }
+    default:
+      if (frame.v === undefined || state.version === null || frame.v <= state.version) return effect;
+      applyEvent(state, frame.t, d, now);
+      state.version = frame.v;
+      if (frame.t === 'rematch') effect.rematch = 'live';
+      return effect;
+  }
+}
+
+function applySnapshot(state, version, d, now) {
+  const sameHistory = state.seen.complete && state.version === version && state.moves.length === d.moves.length;
+  if (!sameHistory) {
+    state.seen.complete = d.moves.length === 0;
+    state.seen.counts = new Map([[positionKey(d.position), 1]]);
+  }
+  const history = Array.isArray(d.history) ? d.history : [];
+  const known = sameHistory ? state.positions : [];
+  Object.assign(state, {
+    version,
+    status: d.status,
+    seats: d.seats,
+    startPosition: d.start_position,
+    position: d.position,
+    toMove: d.to_move,
+    moves: [...d.moves],
+    displayMoves: [...d.display_moves],
+    movers: d.moves.map((_, ply) => history[ply]?.seat ?? (sameHistory ? state.movers[ply] : null) ?? null),
+    captured: d.moves.map((_, ply) => history[ply]?.captured ?? (sameHistory ? state.captured[ply] : null) ?? null),
+    positions: [d.start_position, ...d.moves.map((_, ply) => history[ply]?.position ?? known[ply + 1] ?? null)],
+    offers: d.offers.map((o) => ({ ...o, accepted: [...(o.accepted ?? [])] })),
+    counting: d.counting ?? null,
+    result: d.result ?? null,
+    spectatorChat: d.spectator_chat !== false,
+    rematch: d.rematch ?? null,
+    material: d.material ?? null,
+    check: d.check ?? null,
+  });
+  state.positions[d.moves.length] = d.position;
+  if (d.created_by !== undefined && d.created_by !== null) state.createdBy = d.created_by;
+  if (d.spectators !== undefined) state.spectators = d.spectators;
+  state.clock = null;
+  if (d.clock) setClock(state, d.clock, now, { initialS: d.clock.initial_s, incrementS: d.clock.increment_s });
+}
+
+// Takes a clock from the server ({remaining_ms, running, at}): each seat's time at the server's
+// instant `at`. The offset between the browser's clock and the server's is estimated at receipt,
+// offset = wall - Date.parse(at) (the skew plus the delivery time), and the smallest offset seen
+// is kept: for a fresh frame that is counting from its receipt; a frame that is older than it
+// looks (events replayed after a reconnect) is counted from its real `at`. From then on the
+// running clock follows the monotonic time, which a change of the computer's clock does not move.
+function setClock(state, clock, now, settings = {}) {
+  const offset = now.wall - Date.parse(clock.at);
+  if (Number.isFinite(offset)) state.clockOffset = Math.min(state.clockOffset, offset);
+  const age = Number.isFinite(offset) ? Math.max(0, offset - state.clockOffset) : 0;
+  state.clock = {
+    initialS: settings.initialS ?? state.clock?.initialS ?? null,
+    incrementS: settings.incrementS ?? state.clock?.incrementS ?? null,
+    remaining: [...clock.remaining_ms],
+    running: clock.running ?? null,
+    since: now.mono - age,
+  };
+}
+
+// A server instant (RFC 3339) as monotonic ms, by the offset of setClock.
+function serverTimeHere(state, at, now) {
+  const offset = Number.isFinite(state.clockOffset) ? state.clockOffset : 0;
+  return now.mono + (Date.parse(at) + offset - now.wall);
+}
+
+// A seat's name in a message is given by seat; the view names it.
+const named = (key, seats = {}, params = {}) => ({ key, params, seats });
+
+function applyEvent(state, type, d, now) {
+  switch (type) {
+    case 'seat_taken':
+      Object.assign(state.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot });
+      break;
+    case 'game_started':
+      Object.assign(state, { status: 'playing', position: d.position, toMove: d.to_move });
+      state.positions[state.moves.length] = d.position;
+      if (d.clock) setClock(state, d.clock, now);
+      break;
+    case 'moved': {
+      const ply = state.moves.length;
+      state.moves.push(d.move);
+      state.displayMoves.push(d.display);
+      state.movers[ply] = d.seat ?? null;
+      state.captured[ply] = d.captured ?? null;
+      state.positions[ply + 1] = d.position;
+      const key = positionKey(d.position);
+      state.seen.counts.set(key, (state.seen.counts.get(key) ?? 0) + 1);
+      Object.assign(state, {
+        position: d.position,
+        toMove: d.to_move,
+        counting: d.counting ?? null,
+        material: d.material ?? state.material,
+        check: d.check ?? null,
+      });
+      if (d.clock) setClock(state, d.clock, now);
+      state.message = null;
+      break;
+    }
+    case 'offer':
+      state.offers.push({ id: d.id, kind: d.kind, by: d.by, accepted: [...(d.accepted ?? [])] });
+      break;
+    case 'offer_declined': {
+      const offer = state.offers.find((o) => o.id === d.id);
+      state.offers = state.offers.filter((o) => o.id !== d.id);
+      if (offer) state.message = declinedMessage(state, offer, d.by);
+      break;
+    }
+    case 'offer_accepted':
+      state.offers.find((o) => o.id === d.id)?.accepted.push(d.by);
+      break;
+    case 'skipped':
+      state.message = named('room.skipped', { player: d.seat });
+      break;
+    case 'left': {
+      const before = { position: state.position, toMove: state.toMove };
+      state.seats[d.seat].left = true;
+      Object.assign(state, { position: d.position, toMove: d.to_move });
+      state.positions[state.moves.length] = d.position;
+      // A player who was not on move resigned: the turn stays, the moves too (the pawns have not
+      // moved), but the position text changed and no legal moves come with this event.
+      if (d.legal_moves === undefined && d.to_move !== null && d.to_move === before.toMove
+        && before.position !== null && before.position !== d.position) {
+        carry(state, before.position, d.position);
+      }
+      if (d.clock) setClock(state, d.clock, now);
+      // A three-player Khan-Tsin seat whose time ran out is out of the game like one that resigned.
+      if (d.reason === 'timeout') state.seats[d.seat].timedOut = true;
+      const leftKey = { timeout: 'room.left_timeout', abandoned: 'room.left_abandoned' }[d.reason] ?? 'room.left';
+      state.message = named(leftKey, { player: d.seat });
+      break;
+    }
+    case 'game_over':
+      Object.assign(state, { status: 'finished', result: d.result, toMove: null, offers: [] });
+      // The final times; a room that ended before its game started has none.
+      if (d.clock) setClock(state, d.clock, now);
+      else if (state.clock) state.clock.running = null;
+      // A refusal or a skip from the game is stale now: the result speaks.
+      state.message = null;
+      break;
+    case 'spectator_chat':
+      state.spectatorChat = d.enabled;
+      break;
+    case 'rematch':
+      state.rematch = d;
+      state.offers = state.offers.filter((o) => o.kind !== 'rematch');
+      break;
+  }
+}
+
+// Words for an offer that closed. `by`: the seat that declined (`offer_declined.by`), when the
+// server says it. Without it the offerer's page names the one other player who could have
+// declined it, the other players' pages say the offerer withdrew it (two players: nobody else
+// could have), and spectators or a three-player table learn that it is off. A decline sent from
+// this page says nothing: the user just did it.
+function declinedMessage(state, offer, by) {
+  if (state.ownDeclines.has(offer.id)) return null;
+  const kind = offer.kind === 'rematch' ? 'rematch' : 'draw';
+  if (by !== undefined && by !== null) {
+    if (by === offer.by) return named(`room.${kind}_withdrawn`, { player: offer.by });
+    return named(`room.${kind}_declined_by`, { player: by });
+  }
+  const others = state.seats.filter((s) => s.seat !== offer.by && !state.held.has(s.seat)
+    && (kind === 'rematch' || !s.left));
+  if (state.held.has(offer.by)) {
+    return others.length === 1
+      ? named(`room.${kind}_declined_by`, { player: others[0].seat })
+      : named(`room.${kind}_declined`);
+  }
+  if (state.held.size > 0 && others.length === 0) return named(`room.${kind}_withdrawn`, { player: offer.by });
+  return named(`room.${kind}_closed`, { player: offer.by });
+}
+
+// Legal moves known for position `from` count for position `to` from now on (see `carried`).
+function carry(state, from, to) {
+  for (const [old, now] of state.carried) if (now === from) state.carried.set(old, to);
+  state.carried.set(from, to);
+  for (const known of state.legal.values()) if (known.position === from) known.position = to;
+}
+
+// Whether a repetition claim may be possible: the position has stood three times, or, when the
+// page does not know the whole game, from the 8th ply on (the server judges the claim).
+export function repetitionPossible(state) {
+  if (state.seen.complete) return (state.seen.counts.get(positionKey(state.position)) ?? 0) >= 3;
+  return state.moves.length >= 8;
+}
+
+// The legal moves `seat` has for the current position ({moves, complete}), or null.
+export function legalFor(state, seat) {
+  if (state.status !== 'playing' || seat === null || seat !== state.toMove || !state.held.has(seat)) return null;
+  const known = state.legal.get(seat);
+  return known && known.position === state.position ? known : null;
+}
+
+// A seat's time left at monotonic instant `mono`, in ms (never below 0).
+export function clockLeft(state, seat, mono) {
+  const clock = state.clock;
+  const left = clock?.remaining[seat] ?? 0;
+  if (clock?.running !== seat || state.status !== 'playing') return Math.max(0, left);
+  return Math.max(0, left - (mono - clock.since));
+}
+
+// m:ss (h:mm:ss from an hour), with tenths under 10 s: 0:09.4.
+export function clockText(ms) {
+  if (ms < 10_000) return `0:0${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const total = Math.floor(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
+// The abandonment claim open to this browser at monotonic instant `mono`: the away seat on move,
+// the held seat that claims (another one still in the game), and ms until the claim is possible
+// (0 once it is); else null.
+export function abandonClaim(state, mono) {
+  if (state.status !== 'playing' || state.toMove === null) return null;
+  const away = state.toMove;
+  const from = state.claimable.get(away);
+  if (from === undefined || state.seats[away]?.connected || state.seats[away]?.left) return null;
+  const claimer = [...state.held].find((s) => s !== away && state.seats[s] && !state.seats[s].left);
+  if (claimer === undefined) return null;
+  return { away, claimer, wait: Math.max(0, from - mono) };
+}
