@@ -130,6 +130,10 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         shutdown: shutdown_rx.clone(),
         connection_open,
     };
+    if node.is_some() {
+        // After the recorder is installed (with the state above), or nothing would register.
+        telemetry::cluster_joined();
+    }
     let app = router(state);
     let task = tokio::spawn(accept::serve(
         listener,

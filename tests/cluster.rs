@@ -563,6 +563,17 @@ async fn a_node_that_does_not_own_a_room_relays_its_clients_to_the_owner() {
         counter(a.addr, "khanate_relayed_connections_total").await,
         0.0
     );
+    // Every cluster metric has a series from the start, at zero until its first event.
+    let (_, metrics) = get_text(a.addr, "/metrics").await;
+    for zero in [
+        "khanate_self_fences_total 0",
+        "khanate_fencing_refusals_total 0",
+        "khanate_takeovers_total 0",
+        "khanate_listener_gaps_total 0",
+        "khanate_moves_repaired_total 0",
+    ] {
+        assert!(metrics.lines().any(|l| l == zero), "{zero} in {metrics}");
+    }
 }
 
 /// The backend pids of every node's `LISTEN` connection.

@@ -121,7 +121,6 @@ impl Node {
             sent,
             publish,
         ));
-        telemetry::cluster_joined();
         let moves = Arc::new(moves::Moves::default());
         let listening = tokio::spawn(moves::listen(pg.clone(), moves.clone(), mode.lease_renew));
         let rechecking = tokio::spawn(moves::recheck(pg.clone(), moves.clone(), mode.lease_ttl));

@@ -206,7 +206,7 @@ test('a tab whose timers run once a minute keeps a healthy connection and drops 
   const connections = [];
   await page.routeWebSocket(/\/ws(\?|$)/, (ws) => {
     const server = ws.connectToServer();
-    const connection = { muted: false, pongs: 0 };
+    const connection = { muted: false, pongs: 0, url: ws.url() };
     connections.push(connection);
     // The server's frames reach the page unless this connection is muted (a network that died
     // silently: nothing arrives, nothing says so).
@@ -219,8 +219,11 @@ test('a tab whose timers run once a minute keeps a healthy connection and drops 
   await createRoom(page, server, { game: 'khan', local: true });
   await waitForRoom(page, { role: 'local', status: 'playing' });
   await waitForConnection(page, 'online');
-  // One socket per seat of the local table.
+  // One socket per seat of the local table, each naming the room by its invite code (as the
+  // page's URL does) for a proxy that hashes by room.
   assert.equal(connections.length, 2);
+  const code = new URL(page.url()).pathname.split('/').pop();
+  for (const c of connections) assert.equal(new URL(c.url).searchParams.get('room'), code);
 
   // A minute passes between ticks: a ping at each, answered in time. The connections stay.
   for (let minute = 1; minute <= 3; minute++) {

@@ -492,6 +492,9 @@ function connect() {
   for (const [seat, token] of entries) {
     const socket = new RoomSocket({
       room: state.id,
+      // The page and its REST calls name the invite code: a proxy hashing by room keeps them
+      // and the sockets on one node (docs/deploy/nginx-cluster.conf).
+      route: inviteCode,
       token,
       // A spectator is named in the spectators' chat by the name last typed in this browser.
       name: token ? null : lastName() || null,

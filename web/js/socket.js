@@ -4,7 +4,10 @@
 // not answered when the connection dropped (the server answers a known cid as before, so a
 // command is never played twice).
 //
-//   const socket = new RoomSocket({ room, token, name, onFrame, onState });
+//   const socket = new RoomSocket({ room, token, name, route, onFrame, onState });
+//       // route: optional, what the URL's ?room= names for a proxy that sends every request of
+//       // a room to one node (the invite code, as the page's own URL and REST calls name it);
+//       // the room by default
 //       // name: a spectator's name for the spectators' chat (hello.d.name; none for a seat)
 //       // resumeFromSnapshot: optional () => boolean, asked at each reconnect: true says hello
 //       // without last_v, so the server answers with a fresh snapshot instead of the missed events
@@ -43,8 +46,9 @@ const pageId = Math.random().toString(36).slice(2, 10);
 let commands = 0;
 
 export class RoomSocket {
-  constructor({ room, token = null, name = null, resumeFromSnapshot = () => false, onFrame, onState }) {
+  constructor({ room, token = null, name = null, route = room, resumeFromSnapshot = () => false, onFrame, onState }) {
     this.room = room;
+    this.route = route;
     this.resumeFromSnapshot = resumeFromSnapshot;
     this.token = token;
     this.name = name;
@@ -77,7 +81,7 @@ export class RoomSocket {
     this.retryAt = null;
     this.error = null;
     this.setState('connecting');
-    const ws = new WebSocket(socketUrl(this.room));
+    const ws = new WebSocket(socketUrl(this.route));
     this.ws = ws;
     ws.onopen = () => {
       const hello = { protocol: 1, room: this.room };
