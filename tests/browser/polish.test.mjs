@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { allowErrors, launchBrowser, newPage, screenshot } from './lib/browser.mjs';
-import { createRoom, playMove, roomState, twoPlayers, waitForRoom, waitForVersion } from './lib/pages.mjs';
+import { createRoom, eventually, playMove, roomState, twoPlayers, waitForRoom, waitForVersion } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
 let server;
@@ -54,7 +54,10 @@ test('a declined draw and a withdrawn one are told to the other player; the end 
   assert.equal(await sok.locator('#claim-draw').isVisible(), false);
   await dara.click('#offer-draw');
   await sok.locator('#accept-draw').waitFor();
-  assert.match(await dara.locator('#decline-draw').innerText(), /withdraw/i);
+  // Sok's page may see the offer before Dara's own page does (the room sends to its readers in
+  // no fixed order): Dara's button reads "withdraw" once hers has.
+  const label = () => dara.locator('#decline-draw').innerText();
+  assert.match(await eventually(label, (text) => /withdraw/i.test(text)), /withdraw/i);
   await dara.click('#decline-draw');
   assert.match(await messageText(sok, /withdrew/), /Dara.*withdrew the offer\./);
 
