@@ -197,6 +197,16 @@ test('a move with fewer stacks to count than its distance goes round the circle,
   await canStartAt(green, '20');
   await clickSquare(green, '20');
   assert.deepEqual(await squaresWith(green, 'target'), ['10']);
+
+  // Green resigns: the finished game's page says the move in the same words.
+  await green.click('#resign');
+  await waitForRoom(white, { status: 'finished' });
+  const link = white.locator('#game-page-link');
+  await link.waitFor();
+  const page = await newPage(t, browser);
+  await page.goto(`${server.url}/g/${(await link.getAttribute('href')).split('/').at(-1)}`);
+  await page.waitForSelector('#room[data-ready="true"]');
+  assert.deepEqual(await moveList(page), ['White moves 1 from square 1 clockwise to 10']);
 });
 
 test('three players: one resigns (after a confirmation) while another is on move, who still moves', async (t) => {

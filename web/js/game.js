@@ -5,6 +5,8 @@
 // (`history`), so this page knows no rule of any game; the boards are the room page's modules.
 
 import { gameRecord, homeUrl, rulesUrl } from './api.js';
+import { gameInfo, loadBoardModule } from './games.js';
+import { moveText } from './room-moves.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName } from './i18n.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -85,24 +87,15 @@ function renderPlayers() {
   }
 }
 
-// A Khan-Tsin move in words, its colour from the record's `history` (as the room page says it);
-// the other games' moves as the server wrote them.
-function moveText(i, color) {
-  const display = record.display_moves[i];
-  if (record.game !== 'khan-tsin' || !color) return display;
-  const name = colorName(record.game, color);
-  if (display === 'pass') return t('room.kt.pass', { color: name });
-  const placed = /^([pK])(\d+)$/.exec(record.moves[i] ?? '');
-  if (placed) {
-    return t(placed[1] === 'K' ? 'room.kt.placed_khan' : 'room.kt.placed_pawn', { color: name, square: placed[2] });
-  }
-  const shift = /^(\d+:\d+[+-]) to (\d+)$/.exec(display);
-  return shift ? t('room.kt.moved', { color: name, move: record.moves[i], square: shift[2] }) : display;
+// A move as the room page's list says it (Khan-Tsin's in words, with the colour from the
+// record's `history`).
+function moveWords(i, color) {
+  return moveText(record, record.display_moves[i], i, color ?? null);
 }
 
 function renderMoves() {
   const list = $('#moves');
-  const pairs = record.game !== 'khan-tsin';
+  const pairs = gameInfo(record.game)?.pairs ?? false;
   list.classList.toggle('pairs', pairs);
   const firstSeat = record.history[0]?.seat ?? 0;
   list.replaceChildren(...record.display_moves.map((_, i) => {
@@ -118,7 +111,7 @@ function renderMoves() {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'link';
-    button.textContent = moveText(i, color);
+    button.textContent = moveWords(i, color);
     button.addEventListener('click', () => show(i + 1));
     li.append(button);
     li.dataset.ply = i + 1;
@@ -181,7 +174,7 @@ function renderDownloads() {
   text.href = `api/games/${id}/record`;
   text.setAttribute('download', `${record.game}-${record.room_id}.txt`);
   const pgn = $('#download-pgn');
-  pgn.hidden = record.game !== 'ouk-chatrang';
+  pgn.hidden = !gameInfo(record.game)?.pgn;
   pgn.href = `api/games/${id}/pgn`;
   pgn.setAttribute('download', `${record.game}-${record.room_id}.pgn`);
   $('#rules-link').href = rulesUrl(record.game);
@@ -231,7 +224,7 @@ async function start() {
     showNotice(t(problem.status === 404 ? 'game_page.not_found' : 'game_page.unavailable'));
     return;
   }
-  const module = await import(`./boards/${record.game}.js`);
+  const module = await loadBoardModule(record.game);
   addStrings(module.strings);
   board = module.createBoard($('#board'), { t, onMove: () => {} });
   ply = plies();

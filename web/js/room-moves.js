@@ -18,8 +18,9 @@ function firstMover(state) {
 // `display` is English in Khan-Tsin (`p1`, `K10`, `17:2- to 10`, `pass`): there the list says it in
 // words in the page's language with the colour that played it (`color`, or null when unknown):
 // "White pawn on 1", "Green Khan-pawn on 10", "Blue moves 2 from square 17 anticlockwise to 10",
-// "White passes".
-function moveText(state, display, ply, color) {
+// "White passes". `state` needs only `game` and `moves` (the canonical moves by ply): the
+// finished-game page passes its record.
+export function moveText(state, display, ply, color) {
   if (state.game !== 'khan-tsin') return display;
   const name = color ? colorName(state.game, color) : '';
   const key = (base) => (color ? `room.kt.${base}` : `room.kt.${base}_nocolor`);
