@@ -69,7 +69,7 @@ impl AppState {
     }
 
     /// The request's client: the address another node of the cluster names for it, or else
-    /// as [`proxy::client_ip`] says.
+    /// as `proxy::client_ip` says.
     pub fn client_ip(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
         let named = || headers.get(PEER_CLIENT_HEADER)?.to_str().ok()?.parse().ok();
         if self.from_peer(headers)

@@ -238,12 +238,12 @@ pub struct GameRecord {
     pub finished_at: DateTime<Utc>,
 }
 
-/// Everything one accepted command changed in one room, written atomically by [`Store::commit`].
+/// Everything one accepted command changed in one room, written atomically by [`Store::commit`](super::Store::commit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Commit {
     /// The room written.
     pub room_id: Uuid,
-    /// The room version before the command; the write fails with [`StoreError::Conflict`] when the
+    /// The room version before the command; the write fails with [`StoreError::Conflict`](super::StoreError::Conflict) when the
     /// stored version is not this (another process wrote the room).
     pub expected_version: i64,
     /// The room status after the command.
@@ -262,13 +262,13 @@ pub struct Commit {
     /// A room this command created, written in the same transaction (a rematch's new room).
     pub new_room: Option<Box<CreatedRoom>>,
     /// Cluster mode: the owner epoch this node claimed the room at. The write fails with
-    /// [`StoreError::Fenced`] when the room's stored epoch is another (another node claimed it
+    /// [`StoreError::Fenced`](super::StoreError::Fenced) when the room's stored epoch is another (another node claimed it
     /// since). `None` on a single node: no epoch is checked. PostgreSQL only.
     pub epoch: Option<i64>,
 }
 
 /// A room created by another room's commit (a rematch): its row and its first commit, as
-/// [`Store::create_room`] takes them.
+/// [`Store::create_room`](super::Store::create_room) takes them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreatedRoom {
     /// The new room's row.
