@@ -8,7 +8,7 @@ mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use support::server::sqlite_server_with;
+use support::server::{TestServer, sqlite_server_with};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
@@ -38,6 +38,19 @@ async fn hello_answer(addr: std::net::SocketAddr, client: &str, room: &str) -> V
     }
 }
 
+/// A Khan room created from `client` (through the trusted proxy); its invite code.
+async fn khan_room_from(http: &reqwest::Client, server: &TestServer, client: &str) -> String {
+    let created: Value = from(client, http.post(server.http("/api/rooms")))
+        .json(&json!({"game": "khan"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["invite_code"].as_str().unwrap().to_owned()
+}
+
 #[tokio::test]
 async fn failed_look_ups_are_limited_per_address_and_then_every_look_up_is_refused() {
     let (_db, server) = sqlite_server_with(|c| {
@@ -46,15 +59,7 @@ async fn failed_look_ups_are_limited_per_address_and_then_every_look_up_is_refus
     })
     .await;
     let http = reqwest::Client::new();
-    let created: Value = from("198.51.100.1", http.post(server.http("/api/rooms")))
-        .json(&json!({"game": "khan"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let code = created["invite_code"].as_str().unwrap().to_owned();
+    let code = khan_room_from(&http, &server, "198.51.100.1").await;
     let guesser = "203.0.113.9";
     for guess in ["zzzzzzzz", "zzzzzzz2", "zzzzzzz3"] {
         let response = from(
@@ -133,15 +138,7 @@ async fn look_ups_joins_and_hellos_share_a_budget_per_address() {
     })
     .await;
     let http = reqwest::Client::new();
-    let created: Value = from("198.51.100.1", http.post(server.http("/api/rooms")))
-        .json(&json!({"game": "khan"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let code = created["invite_code"].as_str().unwrap().to_owned();
+    let code = khan_room_from(&http, &server, "198.51.100.1").await;
     let busy = "203.0.113.10";
     for _ in 0..4 {
         let response = from(busy, http.get(server.http(&format!("/api/rooms/{code}"))))
