@@ -8,6 +8,7 @@
 //! - [`bot`]: computer opponents' move choice (no I/O; searched on the server's worker pool);
 //! - [`protocol`]: the wire messages of `PROTOCOL.md`;
 //! - [`json`]: client JSON read strictly (no key twice);
+//! - [`domain`]: the types rooms and the store share (room status, visibility, a finished game);
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
@@ -25,6 +26,7 @@ pub mod cli;
 pub mod clock;
 pub mod cluster;
 pub mod config;
+pub mod domain;
 pub mod json;
 pub mod protocol;
 pub mod room;

@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::extract::ApiPath;
 use super::history;
 use super::{pgn, record};
-use crate::store::GameRecord;
+use crate::domain::GameRecord;
 
 /// How many games `GET /api/games` lists when not told: a home page's worth.
 const DEFAULT_RECENT: i64 = 10;

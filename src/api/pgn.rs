@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
+use crate::domain::GameRecord;
 use crate::rules::GameKind;
-use crate::store::GameRecord;
 
 /// Longest movetext line, as the PGN standard recommends.
 const LINE_WIDTH: usize = 79;

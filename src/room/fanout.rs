@@ -419,9 +419,9 @@ fn frame_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Visibility;
     use crate::room::state::SeatChoice;
     use crate::rules::{AnyGame, GameKind, GameOptions, Rules};
-    use crate::store::Visibility;
 
     /// A two-player Ouk Chatrang room before anyone joined.
     fn empty_room() -> RoomState {

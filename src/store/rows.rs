@@ -1,124 +1,13 @@
 //! The store's row types: what the room task writes in one [`Commit`] and what the queries read
-//! back. Plain data; the stored words of the enums are their `as_str` / `FromStr` forms.
-
-use std::fmt;
-use std::str::FromStr;
+//! back. Plain data. The domain types the rooms share ([`RoomStatus`], [`Visibility`],
+//! [`GameRecord`]) live in [`crate::domain`] and are re-exported here.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+pub use crate::domain::{GameRecord, RoomStatus, UnknownWord, Visibility};
 use crate::rules::{Extra, GameKind, Seat};
-
-/// Lifecycle of a room (PROTOCOL.md): `waiting` until every seat is taken, then `playing`, then
-/// `finished`. Stored as that lowercase word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RoomStatus {
-    /// Some seat is still free.
-    Waiting,
-    /// Every seat is taken and the game runs.
-    Playing,
-    /// The game is over (a [`GameRecord`] exists).
-    Finished,
-}
-
-impl RoomStatus {
-    /// Every status, in lifecycle order.
-    pub const ALL: [RoomStatus; 3] = [
-        RoomStatus::Waiting,
-        RoomStatus::Playing,
-        RoomStatus::Finished,
-    ];
-
-    /// The word used on the wire and in the database: `waiting`, `playing` or `finished`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RoomStatus::Waiting => "waiting",
-            RoomStatus::Playing => "playing",
-            RoomStatus::Finished => "finished",
-        }
-    }
-}
-
-impl fmt::Display for RoomStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RoomStatus {
-    type Err = UnknownWord;
-
-    /// Parses the exact lowercase word of [`RoomStatus::as_str`].
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RoomStatus::ALL
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| UnknownWord::new("room status", s))
-    }
-}
-
-/// Whether a waiting room is listed in the lobby. Stored as `public` / `private`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Visibility {
-    /// Listed in the lobby while waiting.
-    Public,
-    /// Reachable only by its link or invite code (the default).
-    Private,
-}
-
-impl Visibility {
-    /// Both visibilities.
-    pub const ALL: [Visibility; 2] = [Visibility::Public, Visibility::Private];
-
-    /// The word used on the wire and in the database: `public` or `private`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Public => "public",
-            Visibility::Private => "private",
-        }
-    }
-}
-
-impl fmt::Display for Visibility {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Visibility {
-    type Err = UnknownWord;
-
-    /// Parses the exact lowercase word of [`Visibility::as_str`].
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Visibility::ALL
-            .into_iter()
-            .find(|visibility| visibility.as_str() == s)
-            .ok_or_else(|| UnknownWord::new("visibility", s))
-    }
-}
-
-/// A word that names none of an enum's values (returned by the `FromStr` impls of this module).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} {word:?}")]
-pub struct UnknownWord {
-    /// What was being parsed, e.g. `"room status"`.
-    pub what: &'static str,
-    /// The word that was given.
-    pub word: String,
-}
-
-impl UnknownWord {
-    fn new(what: &'static str, word: &str) -> Self {
-        UnknownWord {
-            what,
-            word: word.to_owned(),
-        }
-    }
-}
 
 /// A room's own row.
 #[derive(Clone, Debug, PartialEq)]
@@ -206,36 +95,6 @@ pub struct ExtraRow {
     pub ply: i32,
     /// The state, never empty (Ouk Chatrang: `{"counting": {...}}`).
     pub extra: Extra,
-}
-
-/// A finished game (the `games` table and `GET /api/games/{room_id}`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
-    /// The room the game was played in.
-    pub room_id: Uuid,
-    /// The game played.
-    pub game: GameKind,
-    /// `[{"seat", "color", "name"}]`.
-    pub players: Value,
-    /// The winning seat, `None` for a draw or an aborted game.
-    pub winner: Option<Seat>,
-    /// The reason word, e.g. `checkmate`.
-    pub reason: String,
-    /// The position the game started from (position text).
-    pub start_position: String,
-    /// The position the game ended in (position text).
-    pub final_position: String,
-    /// Canonical notation, in order.
-    pub moves: Vec<String>,
-    /// Display notation (SAN), in order.
-    pub display_moves: Vec<String>,
-    /// The game's own state at the end (Ouk Chatrang: `counting` if a count was running; same
-    /// JSON as the protocol's); empty when it has none.
-    pub extra: Extra,
-    /// When the game started (every seat taken), if it did.
-    pub started_at: Option<DateTime<Utc>>,
-    /// When the game ended.
-    pub finished_at: DateTime<Utc>,
 }
 
 /// Everything one accepted command changed in one room, written atomically by [`Store::commit`](super::Store::commit).

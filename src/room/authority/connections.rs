@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::Authority;
+use crate::domain::RoomStatus;
 use crate::protocol::{self, Ack, Code, Presence as PresenceFrame, Reject, SpectatorCount};
 use crate::room::answers::Answer;
 use crate::room::chat::spectator_name;
@@ -15,7 +16,6 @@ use crate::room::fanout::{Catchup, Gone, Newcomer};
 use crate::room::token::hash_token;
 use crate::room::{ConnectError, Connected, Outbound};
 use crate::rules::Seat;
-use crate::store::RoomStatus;
 
 impl Authority {
     /// Lets in a connection: the room's bot of seat `bot`, a player with a seat `token`, or else a

@@ -6,9 +6,9 @@
 use chrono::{DateTime, Utc};
 
 use super::{RoomState, game_over};
+use crate::domain::RoomStatus;
 use crate::protocol::{ClockInfo, ClockView, Event};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
-use crate::store::RoomStatus;
 
 /// A timed room's clock settings (`clock` of the create request, kept in the room's `options`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -33,11 +33,11 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::domain::{RoomStatus, Visibility};
 use crate::protocol::{
     ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RematchInfo, ResultInfo,
 };
 use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
-use crate::store::{RoomStatus, Visibility};
 
 /// Why a command was refused: a protocol code and a sentence. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]

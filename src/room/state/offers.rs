@@ -4,10 +4,10 @@
 use uuid::Uuid;
 
 use super::{Refusal, RoomState, game_over};
+use crate::domain::RoomStatus;
 use crate::protocol::{Code, Event, OfferInfo, OfferKind, RematchInfo, RematchSeat};
 use crate::room::token::new_invite_code;
 use crate::rules::{EndReason, Outcome, Rules, Seat};
-use crate::store::RoomStatus;
 
 /// How many rematch offers one seat may make in one room.
 const MAX_REMATCH_OFFERS: u32 = 3;

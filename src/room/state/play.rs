@@ -3,9 +3,9 @@
 //! into events.
 
 use super::{PlayedMove, Refusal, RoomState, game_over, rule_code};
+use crate::domain::RoomStatus;
 use crate::protocol::{Code, Event, OfferKind};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
-use crate::store::RoomStatus;
 
 impl RoomState {
     /// A move `mv` (game notation) by `seat`, sent for the position of version `v`: `moved`, the

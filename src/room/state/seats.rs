@@ -5,9 +5,9 @@ use rand::seq::IteratorRandom;
 
 use super::{Refusal, RoomState};
 use crate::bot::Level;
+use crate::domain::RoomStatus;
 use crate::protocol::{Code, Event};
 use crate::rules::{Rules, Seat};
-use crate::store::RoomStatus;
 
 /// Which seat a person asks for when creating or joining a room.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,9 +5,9 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{Absence, Decision, Refusal, RoomState, SeatChoice};
+use crate::domain::Visibility;
 use crate::protocol::{Command, Event};
 use crate::rules::{AnyGame, GameKind, GameOptions, Rules, Seat};
-use crate::store::Visibility;
 
 /// A three-player Khan-Tsin room with no seat taken.
 pub(super) fn empty_three_player_room() -> RoomState {

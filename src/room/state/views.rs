@@ -5,9 +5,9 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::RoomState;
+use crate::domain::GameRecord;
 use crate::protocol::{HistoryEntry, ResultInfo, SeatInfo, Snapshot};
 use crate::rules::{AnyGame, Rules, Seat};
-use crate::store::GameRecord;
 
 /// The legal moves of the seat on move as the wire gives them (PROTOCOL.md "Legal moves",
 /// docs/protocol.md "Legal moves in Khan"): the `legal_moves` JSON, written out once per position
