@@ -8,6 +8,7 @@
 //! - [`bot`]: computer opponents' move choice (no I/O; searched on the server's worker pool);
 //! - [`protocol`]: the wire messages of `PROTOCOL.md`;
 //! - [`json`]: client JSON read strictly (no key twice);
+//! - [`text`]: the Unicode classes of names and chat (invisible characters, bidirectional ones);
 //! - [`domain`]: the types rooms and the store share (room status, visibility, a finished game);
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`store`]: PostgreSQL or SQLite persistence;
@@ -34,3 +35,4 @@ pub mod rules;
 pub mod server;
 pub mod store;
 pub mod telemetry;
+pub mod text;

@@ -96,7 +96,7 @@ pub enum Code {
     RateLimited,
     /// `bad_message`: a frame that is not JSON, not an object, of an unknown type, whose `d` does not
     /// fit (e.g. a `claim_draw` whose `reason` is neither `repetition` nor `abandoned`), or without
-    /// a `cid`; also a second `hello`, and a `chat` whose text is empty or too long once trimmed, or
+    /// a `cid`; also a second `hello`, and a `chat` with nothing visible once cleaned or too long, or
     /// a player's `chat` to the spectators' channel.
     BadMessage,
     /// `cannot_abort`: `abort` after every player still in the game has made a move.

@@ -401,6 +401,26 @@ async fn chat_length_and_rate_limits_refuse_one_connection_while_others_are_serv
     assert_eq!(reject["d"]["code"], "bad_message");
     let reject = chat(&mut black, "e2", "players", &"x".repeat(301)).await;
     assert_eq!(reject["d"]["code"], "bad_message");
+    // Invisible characters only: refused, neither sent nor stored (White's next chat frame is its
+    // own message below).
+    let reject = chat(&mut black, "e3", "players", "\u{202E}\u{200F}").await;
+    assert_eq!(
+        reject["d"],
+        json!({"cid": "e3", "code": "bad_message", "v": 3,
+               "message": "a chat message needs at least one visible character"})
+    );
+    // Bidirectional marks go; a joiner inside an emoji sequence stays.
+    assert_eq!(
+        chat(
+            &mut black,
+            "b0",
+            "players",
+            "\u{200F}gg\u{200E} 👩\u{200D}👧"
+        )
+        .await["t"],
+        "ack"
+    );
+    assert_eq!(white.next_of("chat").await["d"]["text"], "gg 👩\u{200D}👧");
     // The limit counts characters, not bytes, after trimming and cleaning.
     let long = format!("  {}\u{7}  ", "ក".repeat(300));
     assert_eq!(chat(&mut white, "ok1", "players", &long).await["t"], "ack");

@@ -5,6 +5,8 @@
 //! A name is refused rather than silently changed, so its owner sees why: the name people see is
 //! the one they typed, trimmed.
 
+use crate::text::{is_bidi_control, is_invisible};
+
 /// The longest display name, in characters (Unicode scalar values, not bytes).
 pub const MAX_NAME_CHARS: usize = 32;
 
@@ -21,33 +23,6 @@ pub enum NameError {
     /// shown after the name (a seat list, a chat line).
     #[error("a name cannot hold the character U+{code:04X}", code = *.0 as u32)]
     Forbidden(char),
-}
-
-/// Bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066 to U+2069).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Characters that draw nothing: zero-width spaces and joiners, direction marks, the word
-/// joiner and invisible operators, the byte-order mark, the soft hyphen, Hangul fillers and the
-/// blank Braille pattern. Fine inside a name (an emoji sequence is joined by U+200D), not alone.
-fn is_invisible(c: char) -> bool {
-    c.is_whitespace()
-        || matches!(
-            c,
-            '\u{00AD}'
-                | '\u{034F}'
-                | '\u{061C}'
-                | '\u{115F}'
-                | '\u{1160}'
-                | '\u{180E}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2800}'
-                | '\u{3164}'
-                | '\u{FEFF}'
-                | '\u{FFA0}'
-        )
 }
 
 /// A display name as the room keeps it: `None` stays `None` (no name), anything else is trimmed

@@ -284,7 +284,8 @@ pub struct ChatMessage {
     pub seat: Option<Seat>,
     /// The writer's name: a player's seat name, or the name a spectator gave in its `hello`.
     pub name: Option<String>,
-    /// The message: trimmed, without control characters, at most 300 characters.
+    /// The message as cleaned (see docs/protocol.md "Chat"): trimmed, without control characters
+    /// or bidirectional ones, at least one visible character, at most 300 characters.
     pub text: String,
     /// When the server accepted it (UTC, RFC 3339).
     pub at: DateTime<Utc>,

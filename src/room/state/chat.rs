@@ -4,13 +4,18 @@
 use super::{Decision, Refusal, RoomState};
 use crate::protocol::{ChatChannel, Code, Event};
 use crate::rules::Seat;
+use crate::text::{is_bidi_control, is_bidi_mark, is_invisible};
 
 /// The longest chat message, in characters after trimming.
 pub const MAX_CHAT_CHARS: usize = 300;
 
-/// A chat message's text as stored and sent: line breaks and tabs become spaces, other control
-/// characters and the bidirectional overrides (which could reverse the text around the message)
-/// are removed, and blanks are trimmed. Empty or longer than [`MAX_CHAT_CHARS`]: `bad_message`.
+/// A chat message's text as stored and sent: line breaks and tabs become spaces; other control
+/// characters, the bidirectional overrides and isolates (which could reverse the text around the
+/// message) and the bidirectional marks (U+200E, U+200F, U+061C) are removed; blanks and invisible
+/// characters are trimmed from both ends (inside, a zero-width joiner still joins an emoji
+/// sequence and a zero-width space still marks a Khmer word break). `bad_message` when nothing
+/// visible is left (an empty message, or only invisible characters such as U+200B or U+3164) or
+/// when it is longer than [`MAX_CHAT_CHARS`].
 pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
     let cleaned: String = text
         .chars()
@@ -21,15 +26,13 @@ pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
                 c
             }
         })
-        .filter(|c| {
-            !c.is_control() && !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-        })
+        .filter(|&c| !c.is_control() && !is_bidi_control(c) && !is_bidi_mark(c))
         .collect();
-    let text = cleaned.trim();
+    let text = cleaned.trim_matches(is_invisible);
     if text.is_empty() {
         return Err(Refusal::new(
             Code::BadMessage,
-            "a chat message cannot be empty",
+            "a chat message needs at least one visible character",
         ));
     }
     if text.chars().count() > MAX_CHAT_CHARS {
@@ -169,6 +172,41 @@ mod tests {
                 .unwrap_err()
                 .code,
             Code::BadMessage
+        );
+    }
+
+    #[test]
+    fn a_message_of_invisible_characters_only_is_refused() {
+        for text in [
+            "\u{202E}\u{200F}",
+            "\u{200B}\u{200C}\u{200D}\u{200E}\u{200F}",
+            " \u{2060}\u{FEFF} ",
+            "\u{3164}\u{115F}",
+            "\u{2800}",
+            "\u{061C}\u{2066}\u{2069}",
+        ] {
+            let refused = clean_chat_text(text).unwrap_err();
+            assert_eq!(refused.code, Code::BadMessage, "{text:?}");
+            assert_eq!(
+                refused.message, "a chat message needs at least one visible character",
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bidirectional_marks_go_and_joiners_stay_only_inside_the_text() {
+        assert_eq!(
+            clean_chat_text("\u{200F}gg\u{200E} wp\u{061C}").unwrap(),
+            "gg wp"
+        );
+        assert_eq!(
+            clean_chat_text("\u{200D}👩\u{200D}👧\u{200D}").unwrap(),
+            "👩\u{200D}👧"
+        );
+        assert_eq!(
+            clean_chat_text("\u{200B}សួស្តី\u{200B}ពិភពលោក\u{200B}").unwrap(),
+            "សួស្តី\u{200B}ពិភពលោក"
         );
     }
 }
