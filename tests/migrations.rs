@@ -1,7 +1,8 @@
 //! Upgrading a database that was written before a migration keeps what it held, on both backends:
 //! the Ouk Chatrang counting states stored in `counting_state` (migrations 0001..0003) come back,
 //! after `0004_game_extra`, as the game states of `Store::extra_history` and the game record; chat
-//! messages stored before `*_chat_cid` keep their rows, without a cid.
+//! messages stored before `*_chat_cid` keep their rows, without a cid; moves stored before
+//! `0009_move_clocks` get their clock from their `moved` event.
 
 mod support;
 
@@ -211,36 +212,95 @@ async fn check_chat_upgraded(url: &str) {
     store.close().await;
 }
 
-#[tokio::test]
-async fn chat_stored_before_cids_survives_the_upgrade_on_postgres() {
+/// A fresh PostgreSQL database migrated by `migrator` only, holding the rows `sql` writes.
+async fn postgres_with(migrator: Migrator, sql: &'static str) -> db::PgDatabase {
     let database = db::fresh_postgres().await;
     let mut conn = PgConnection::connect(&database.url).await.expect("connect");
-    migrations_but_chat_cid("migrations/postgres")
-        .await
-        .run(&mut conn)
-        .await
-        .expect("the others");
-    sqlx::raw_sql(CHAT_BEFORE_CIDS)
+    migrator.run(&mut conn).await.expect("the older migrations");
+    sqlx::raw_sql(sql)
         .execute(&mut conn)
         .await
-        .expect("old chat");
+        .expect("old rows");
     conn.close().await.expect("close");
+    database
+}
+
+/// A fresh SQLite file migrated by `migrator` only, holding the rows `sql` writes.
+async fn sqlite_with(migrator: Migrator, sql: &'static str) -> (db::SqliteFile, String) {
+    let (file, url) = db::fresh_sqlite_url();
+    let mut conn = open_sqlite(&url).await;
+    migrator.run(&mut conn).await.expect("the older migrations");
+    sqlx::raw_sql(sql)
+        .execute(&mut conn)
+        .await
+        .expect("old rows");
+    conn.close().await.expect("close");
+    (file, url)
+}
+
+#[tokio::test]
+async fn chat_stored_before_cids_survives_the_upgrade_on_postgres() {
+    let migrator = migrations_but_chat_cid("migrations/postgres").await;
+    let database = postgres_with(migrator, CHAT_BEFORE_CIDS).await;
     check_chat_upgraded(&database.url).await;
 }
 
 #[tokio::test]
 async fn chat_stored_before_cids_survives_the_upgrade_on_sqlite() {
-    let (_file, url) = db::fresh_sqlite_url();
-    let mut conn = open_sqlite(&url).await;
-    migrations_but_chat_cid("migrations/sqlite")
-        .await
-        .run(&mut conn)
-        .await
-        .expect("the others");
-    sqlx::raw_sql(CHAT_BEFORE_CIDS)
-        .execute(&mut conn)
-        .await
-        .expect("old chat");
-    conn.close().await.expect("close");
+    let migrator = migrations_but_chat_cid("migrations/sqlite").await;
+    let (_file, url) = sqlite_with(migrator, CHAT_BEFORE_CIDS).await;
     check_chat_upgraded(&url).await;
+}
+
+/// A timed room's first three moves as stored before `0009_move_clocks`: the `moved` events
+/// carry their clocks (the third one, as an event of an older server, none); the same SQL text
+/// for both backends.
+const MOVES_BEFORE_CLOCKS: &str = "\
+    INSERT INTO rooms VALUES ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 'OLD003', 'ouk-chatrang', \
+        2, 'private', 'playing', 3, 'x', '{\"clock\": {\"initial_s\": 180, \"increment_s\": 2}}', \
+        '2026-11-29T16:44:00.000000Z', '2026-11-29T16:44:00.000000Z'); \
+    INSERT INTO room_events (room_id, v, kind, seat, cid, data, created_at) VALUES \
+        ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 1, 'moved', 0, NULL, \
+         '{\"seat\": 0, \"clock\": {\"remaining_ms\": [180512, 180000], \"running\": 1}}', \
+         '2026-11-29T16:44:01.000000Z'), \
+        ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 2, 'moved', 1, NULL, \
+         '{\"seat\": 1, \"clock\": {\"remaining_ms\": [180512, 178999], \"running\": 0}}', \
+         '2026-11-29T16:44:02.000000Z'), \
+        ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 3, 'moved', 0, NULL, '{\"seat\": 0}', \
+         '2026-11-29T16:44:03.000000Z'); \
+    INSERT INTO moves (room_id, ply, v, seat, notation, display, position, created_at) VALUES \
+        ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 1, 1, 0, 'e3e4', 'e4', 'p1', \
+         '2026-11-29T16:44:01.000000Z'), \
+        ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 2, 2, 1, 'd6d5', 'd5', 'p2', \
+         '2026-11-29T16:44:02.000000Z'), \
+        ('5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d', 3, 3, 0, 'e4d5', 'exd5', 'p3', \
+         '2026-11-29T16:44:03.000000Z');";
+
+/// Opens the upgraded store: each move has its mover's clock from its event, or none.
+async fn check_move_clocks_upgraded(url: &str) {
+    let store = Store::connect(url).await.expect("the store applies 0009");
+    let room = Uuid::parse_str("5d2c7a10-3e4f-4b6a-8c9d-0e1f2a3b4c5d").unwrap();
+    let clocks: Vec<_> = store
+        .moves(room)
+        .await
+        .expect("moves")
+        .iter()
+        .map(|row| row.clock_ms)
+        .collect();
+    assert_eq!(clocks, [Some(180_512), Some(178_999), None]);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn moves_stored_before_0009_get_their_clock_from_their_event_on_postgres() {
+    let migrator = migrations_where("migrations/postgres", |m| m.version < 9).await;
+    let database = postgres_with(migrator, MOVES_BEFORE_CLOCKS).await;
+    check_move_clocks_upgraded(&database.url).await;
+}
+
+#[tokio::test]
+async fn moves_stored_before_0009_get_their_clock_from_their_event_on_sqlite() {
+    let migrator = migrations_where("migrations/sqlite", |m| m.version < 9).await;
+    let (_file, url) = sqlite_with(migrator, MOVES_BEFORE_CLOCKS).await;
+    check_move_clocks_upgraded(&url).await;
 }

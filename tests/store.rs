@@ -169,6 +169,8 @@ fn mv(ply: i32, v: i64, seat: u8, notation: &str, created_at: DateTime<Utc>) -> 
         display: format!("display {notation}"),
         position: format!("position after ply {ply}"),
         created_at,
+        // A clock on odd plies only: both a time and NULL round-trip.
+        clock_ms: (ply % 2 == 1).then_some(i64::from(ply) * 1_000 + 7),
     }
 }
 

@@ -16,6 +16,7 @@ use super::extract::ApiPath;
 use super::history;
 use super::{pgn, record};
 use crate::domain::GameRecord;
+use crate::room::state::ClockSettings;
 
 /// How many games `GET /api/games` lists when not told: a home page's worth.
 const DEFAULT_RECENT: i64 = 10;
@@ -164,13 +165,39 @@ pub async fn game_record(
     Ok(Json(body).into_response())
 }
 
-/// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`).
+/// The clock settings of a room's final clock (see [`Store::final_clock`](crate::store::Store::final_clock)).
+fn clock_settings(clock: &Value) -> Option<ClockSettings> {
+    let seconds = |key: &str| u32::try_from(clock.get(key)?.as_u64()?).ok();
+    Some(ClockSettings {
+        initial_s: seconds("initial_s")?,
+        increment_s: seconds("increment_s")?,
+    })
+}
+
+/// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`), with
+/// its `[TimeControl]` and, timed, each move's `[%clk]`.
 pub async fn game_pgn(
     State(state): State<AppState>,
     ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
-    let text = pgn::write(&record).map_err(ApiError::bad_request)?;
+    let final_clock = state.store.final_clock(record.room_id).await?;
+    let settings = final_clock.as_ref().and_then(clock_settings);
+    let move_clocks: Vec<Option<i64>> = match settings {
+        Some(_) => state
+            .store
+            .moves(record.room_id)
+            .await?
+            .into_iter()
+            .map(|row| row.clock_ms)
+            .collect(),
+        None => Vec::new(),
+    };
+    let clocks = pgn::Clocks {
+        settings: settings.as_ref(),
+        moves: &move_clocks,
+    };
+    let text = pgn::write(&record, clocks).map_err(ApiError::bad_request)?;
     Ok((
         [(
             header::CONTENT_TYPE,

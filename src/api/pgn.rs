@@ -1,10 +1,13 @@
 //! PGN export of finished Ouk Chatrang games, loadable by other Cambodian-chess tools
 //! (pychess-variants, Fairy-Stockfish front ends): the Seven Tag Roster, `[Variant "Cambodian"]`,
-//! `[SetUp "1"]` with the start `[FEN]`, and the SAN moves numbered from the FEN's move number.
+//! `[SetUp "1"]` with the start `[FEN]`, `[TimeControl]`, and the SAN moves numbered from the
+//! FEN's move number, each followed by the mover's clock after it as lichess writes it
+//! (`{[%clk 0:02:58]}`) when the game was timed.
 
 use std::fmt::Write;
 
 use crate::domain::GameRecord;
+use crate::room::state::ClockSettings;
 use crate::rules::GameKind;
 
 /// Longest movetext line, as the PGN standard recommends.
@@ -39,8 +42,34 @@ fn player(record: &GameRecord, seat: u8) -> String {
         .replace(['"', '\\'], "")
 }
 
-/// Writes `record` as PGN. Errors when the game is not Ouk Chatrang.
-pub fn write(record: &GameRecord) -> Result<String, String> {
+/// The `TimeControl` tag's value (PGN standard 9.6.1): `initial+increment` in seconds (`180+2`),
+/// `-` for an untimed game.
+fn time_control(clock: Option<&ClockSettings>) -> String {
+    clock.map_or_else(
+        || "-".to_owned(),
+        |c| format!("{}+{}", c.initial_s, c.increment_s),
+    )
+}
+
+/// A `[%clk]` time: `H:MM:SS`, whole seconds rounded down (lichess's convention).
+fn clock_text(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// How a timed game is written: its clock settings, and each move's clock after it (the mover's
+/// remaining milliseconds, by ply from 1; `None` for a move stored without one).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Clocks<'a> {
+    /// The room's clock settings; `None` for an untimed game (`[TimeControl "-"]`).
+    pub settings: Option<&'a ClockSettings>,
+    /// The moves' clocks, in ply order; shorter than the move list for moves without a clock.
+    pub moves: &'a [Option<i64>],
+}
+
+/// Writes `record` as PGN, with `clocks` (the time control and each move's `[%clk]`; moves
+/// without a clock get no comment). Errors when the game is not Ouk Chatrang.
+pub fn write(record: &GameRecord, clocks: Clocks<'_>) -> Result<String, String> {
     if record.game != GameKind::OukChatrang {
         return Err(format!(
             "PGN is for Ouk Chatrang games; this is {}",
@@ -68,19 +97,28 @@ pub fn write(record: &GameRecord) -> Result<String, String> {
     let _ = writeln!(out, "[Variant \"Cambodian\"]");
     let _ = writeln!(out, "[SetUp \"1\"]");
     let _ = writeln!(out, "[FEN \"{}\"]", record.start_position);
+    let _ = writeln!(out, "[TimeControl \"{}\"]", time_control(clocks.settings));
     let _ = writeln!(out, "[Termination \"{}\"]", termination(&record.reason));
     out.push('\n');
 
-    let mut tokens = Vec::with_capacity(record.display_moves.len() * 3 / 2 + 2);
+    let mut tokens = Vec::with_capacity(record.display_moves.len() * 5 / 2 + 2);
+    // After a comment, Black's move is numbered again (`1...`), as the standard's export format
+    // and lichess write it.
+    let mut after_comment = false;
     for (i, san) in record.display_moves.iter().enumerate() {
         let ply = i + usize::from(black_first);
         let number = first_number as usize + ply / 2;
         if ply % 2 == 0 {
             tokens.push(format!("{number}."));
-        } else if i == 0 {
+        } else if i == 0 || after_comment {
             tokens.push(format!("{number}..."));
         }
         tokens.push(san.clone());
+        let clock = clocks.moves.get(i).copied().flatten();
+        after_comment = clock.is_some();
+        if let Some(ms) = clock {
+            tokens.push(format!("{{[%clk {}]}}", clock_text(ms)));
+        }
     }
     tokens.push(format!("{{{}}}", record.reason));
     tokens.push(result.to_owned());
@@ -131,17 +169,17 @@ mod tests {
     #[test]
     fn pgn_has_variant_fen_and_numbered_san() {
         let start = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1";
-        let pgn = write(&record(
-            start,
-            &["Kb2", "b5", "Ne2"],
-            Some(1),
-            "resignation",
-        ))
+        let pgn = write(
+            &record(start, &["Kb2", "b5", "Ne2"], Some(1), "resignation"),
+            Clocks::default(),
+        )
         .unwrap();
         assert!(pgn.contains("[Variant \"Cambodian\"]\n"));
         assert!(pgn.contains(&format!("[FEN \"{start}\"]\n")));
         assert!(pgn.contains("[White \"Dara\"]\n[Black \"?\"]\n[Result \"0-1\"]\n"));
         assert!(pgn.contains("[Date \"2026.11.29\"]"));
+        assert!(pgn.contains("[TimeControl \"-\"]\n"), "untimed");
+        assert!(!pgn.contains("%clk"));
         assert!(
             pgn.ends_with("\n\n1. Kb2 b5 2. Ne2 {resignation} 0-1\n"),
             "{pgn}"
@@ -151,7 +189,11 @@ mod tests {
     #[test]
     fn black_to_move_starts_with_ellipsis_number() {
         let start = "8/8/4k3/5P2/8/2RMK3/8/8 b - 126 42 50";
-        let pgn = write(&record(start, &["Kxf5", "Rc5+"], None, "counting")).unwrap();
+        let pgn = write(
+            &record(start, &["Kxf5", "Rc5+"], None, "counting"),
+            Clocks::default(),
+        )
+        .unwrap();
         assert!(
             pgn.ends_with("\n\n50... Kxf5 51. Rc5+ {counting} 1/2-1/2\n"),
             "{pgn}"
@@ -161,15 +203,53 @@ mod tests {
     #[test]
     fn long_movetext_wraps_under_80_columns() {
         let sans = vec!["Nf3"; 120];
-        let pgn = write(&record(
-            "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1",
-            &sans,
-            None,
-            "agreement",
-        ))
-        .unwrap();
+        let start = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1";
+        let clocks: Vec<Option<i64>> = (0..120).map(|i| Some(36_000_000 - i * 1_000)).collect();
+        let settings = ClockSettings {
+            initial_s: 10_800,
+            increment_s: 0,
+        };
+        let clocks = Clocks {
+            settings: Some(&settings),
+            moves: &clocks,
+        };
+        let pgn = write(&record(start, &sans, None, "agreement"), clocks).unwrap();
         let movetext = pgn.split("\n\n").nth(1).unwrap();
         assert!(movetext.lines().count() > 5);
         assert!(movetext.lines().all(|l| l.len() <= LINE_WIDTH));
+    }
+
+    #[test]
+    fn clock_times_are_hours_minutes_and_whole_seconds() {
+        assert_eq!(clock_text(178_999), "0:02:58");
+        assert_eq!(clock_text(0), "0:00:00");
+        assert_eq!(clock_text(36_000_000), "10:00:00");
+        assert_eq!(clock_text(3_661_500), "1:01:01");
+    }
+
+    #[test]
+    fn a_timed_game_has_its_time_control_and_each_moves_clock_after_it() {
+        let start = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1";
+        let settings = ClockSettings {
+            initial_s: 180,
+            increment_s: 2,
+        };
+        // The third move was stored without a clock (by an older server): no comment for it.
+        let moves = [Some(180_512), Some(178_999), None, Some(171_000)];
+        let clocks = Clocks {
+            settings: Some(&settings),
+            moves: &moves,
+        };
+        let game = record(start, &["Kb2", "b5", "Ne2", "Nd7"], Some(0), "resignation");
+        let pgn = write(&game, clocks).unwrap();
+        assert_eq!(
+            pgn,
+            "[Event \"Khanate game\"]\n[Site \"Khanate\"]\n[Date \"2026.11.29\"]\n[Round \"-\"]\n\
+             [White \"Dara\"]\n[Black \"?\"]\n[Result \"1-0\"]\n[Variant \"Cambodian\"]\n[SetUp \"1\"]\n\
+             [FEN \"rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1\"]\n\
+             [TimeControl \"180+2\"]\n[Termination \"normal\"]\n\n\
+             1. Kb2 {[%clk 0:03:00]} 1... b5 {[%clk 0:02:58]} 2. Ne2 Nd7 {[%clk 0:02:51]}\n\
+             {resignation} 1-0\n"
+        );
     }
 }

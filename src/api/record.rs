@@ -129,6 +129,7 @@ mod tests {
             display: notation.into(),
             position: String::new(),
             created_at: at,
+            clock_ms: None,
         };
         let text = write(&record, &[row(1, 0, "e3e4"), row(2, 1, "d6d5")]);
         assert_eq!(

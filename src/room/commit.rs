@@ -242,6 +242,7 @@ fn move_rows(
         display,
         position,
         extra,
+        clock,
         ..
     } = event
     else {
@@ -256,6 +257,10 @@ fn move_rows(
         display: display.clone(),
         position: position.clone(),
         created_at: at,
+        clock_ms: clock
+            .as_ref()
+            .and_then(|clock| clock.remaining_ms.get(usize::from(*seat)))
+            .and_then(|ms| i64::try_from(*ms).ok()),
     };
     let extra_row = (!extra.is_empty()).then(|| ExtraRow {
         ply,

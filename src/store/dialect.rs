@@ -26,6 +26,8 @@ pub(super) enum Param<'a> {
     Int(i32),
     /// A `bigint` column (versions, sequence numbers, limits).
     Big(i64),
+    /// A nullable `bigint` column (a move's clock).
+    NullableBig(Option<i64>),
     /// A text column.
     Text(Option<&'a str>),
     /// A byte-string column (token hashes).

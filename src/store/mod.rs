@@ -297,7 +297,8 @@ impl Store {
         }
     }
 
-    /// Every move of a room, by ply (empty for an unknown room).
+    /// Every move of a room's line of play, by ply (empty for an unknown room): after a
+    /// takeback, without the moves it took back.
     pub async fn moves(&self, room_id: Uuid) -> Result<Vec<MoveRow>, StoreError> {
         match self {
             Store::Postgres(s) => queries::moves::<Pg>(&mut *s.conn().await?, room_id).await,

@@ -182,8 +182,8 @@ fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
     }
     if let Some(m) = &c.mv {
         let sql = "INSERT INTO moves (room_id, ply, v, seat, notation, display, position, \
-                                      created_at) \
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+                                      created_at, clock_ms) \
+                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
         let params = [
             room,
             Param::Int(m.ply),
@@ -193,6 +193,7 @@ fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
             Param::Text(Some(&m.display)),
             Param::Text(Some(&m.position)),
             Param::Time(Some(truncate_to_micros(m.created_at))),
+            Param::NullableBig(m.clock_ms),
         ];
         rows.push(Statement::new(sql, params));
     }
@@ -398,7 +399,7 @@ pub(super) async fn moves<D: Dialect>(
     conn: &mut D::Conn,
     room_id: Uuid,
 ) -> Result<Vec<MoveRow>, StoreError> {
-    let sql = "SELECT ply, v, seat, notation, display, position, created_at \
+    let sql = "SELECT ply, v, seat, notation, display, position, created_at, clock_ms \
                FROM moves WHERE room_id = $1 ORDER BY ply";
     D::fetch_all(conn, Statement::new(sql, [Param::Uuid(room_id)]))
         .await?
@@ -413,6 +414,7 @@ pub(super) async fn moves<D: Dialect>(
                 display: row.text("display")?,
                 position: row.text("position")?,
                 created_at: row.time("created_at")?,
+                clock_ms: D::int(row.0, "clock_ms")?,
             })
         })
         .collect()

@@ -85,6 +85,9 @@ pub struct MoveRow {
     pub position: String,
     /// When the move was accepted (stored to the microsecond).
     pub created_at: DateTime<Utc>,
+    /// The mover's remaining time after the move, in milliseconds (its increment included), as
+    /// its `moved` event's `clock` says; `None` in an untimed room.
+    pub clock_ms: Option<i64>,
 }
 
 /// A game's own state after a move (see [`Extra`]), stored for every move after which it has

@@ -126,6 +126,7 @@ fn query(s: Statement<'_>) -> Query<'static, Sqlite, SqliteArguments> {
             Param::Small(v) => q.bind(v.map(i64::from)),
             Param::Int(v) => q.bind(i64::from(v)),
             Param::Big(v) => q.bind(v),
+            Param::NullableBig(v) => q.bind(v),
             Param::Text(v) => q.bind(v),
             Param::Bytes(v) => q.bind(v),
             Param::Uuid(v) => q.bind(codec::uuid_text(v)),

@@ -129,7 +129,7 @@ fn fits_batch(c: &Commit) -> bool {
 
 /// The batch statement. `$1..$4`: the rooms (id, expected version, new version, status), `$5`
 /// the update time; `$6..$12` the events, `$13..$20` the moves, `$21..$23` the game states,
-/// each by column; `$24` each room's owner epoch in cluster mode (NULL on a single node: not
+/// each by column (`$25`: the moves' clocks); `$24` each room's owner epoch in cluster mode (NULL on a single node: not
 /// checked). Rows are inserted only for the rooms whose version and epoch checks passed; a fenced
 /// room is retried alone, which answers [`StoreError::Fenced`].
 const BATCH_STATEMENT: &str = "\
@@ -147,10 +147,10 @@ WITH updated AS (
            AS e(room_id, v, kind, seat, cid, data, created_at)
     WHERE e.room_id IN (SELECT id FROM updated)
 ), moves AS (
-    INSERT INTO moves (room_id, ply, v, seat, notation, display, position, created_at)
+    INSERT INTO moves (room_id, ply, v, seat, notation, display, position, created_at, clock_ms)
     SELECT * FROM unnest($13::uuid[], $14::int[], $15::bigint[], $16::smallint[], $17::text[],
-                         $18::text[], $19::text[], $20::timestamptz[])
-           AS m(room_id, ply, v, seat, notation, display, position, created_at)
+                         $18::text[], $19::text[], $20::timestamptz[], $25::bigint[])
+           AS m(room_id, ply, v, seat, notation, display, position, created_at, clock_ms)
     WHERE m.room_id IN (SELECT id FROM updated)
 ), extra AS (
     INSERT INTO game_extra (room_id, ply, extra)
@@ -187,6 +187,7 @@ async fn write_together(pool: &PgPool, jobs: &[Job]) -> Result<HashSet<Uuid>, St
         .bind(&columns.extra.ply)
         .bind(&columns.extra.extra)
         .bind(&columns.epochs)
+        .bind(&columns.moves.clock_ms)
         .fetch_all(pool)
         .await?;
     Ok(updated.into_iter().collect())
@@ -226,6 +227,7 @@ struct MoveColumns {
     display: Vec<String>,
     position: Vec<String>,
     created_at: Vec<DateTime<Utc>>,
+    clock_ms: Vec<Option<i64>>,
 }
 
 #[derive(Default)]
@@ -265,6 +267,7 @@ impl Columns {
                 moves.display.push(m.display.clone());
                 moves.position.push(m.position.clone());
                 moves.created_at.push(truncate_to_micros(m.created_at));
+                moves.clock_ms.push(m.clock_ms);
             }
             if let Some(x) = &c.extra {
                 let extra = &mut columns.extra;

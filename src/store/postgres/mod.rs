@@ -114,6 +114,7 @@ fn query(s: Statement<'_>) -> Query<'static, Postgres, PgArguments> {
             Param::Small(v) => q.bind(v),
             Param::Int(v) => q.bind(v),
             Param::Big(v) => q.bind(v),
+            Param::NullableBig(v) => q.bind(v),
             Param::Text(v) => q.bind(v),
             Param::Bytes(v) => q.bind(v),
             Param::Uuid(v) => q.bind(v),

@@ -1,0 +1,12 @@
+-- Each move's clock: the mover's remaining milliseconds after the move (its increment included),
+-- for the PGN's [%clk] comments. NULL in an untimed room. The moves stored before this migration
+-- get theirs from their `moved` event, which has carried the clocks since timed rooms exist (its
+-- `clock.remaining_ms`, one entry per seat); a move whose event has none stays NULL.
+-- migrations/sqlite/0009_move_clocks.sql is the same logical schema; change both together.
+ALTER TABLE moves ADD COLUMN clock_ms bigint CHECK (clock_ms >= 0);
+
+UPDATE moves m
+SET clock_ms = (e.data -> 'clock' -> 'remaining_ms' ->> m.seat::int)::bigint
+FROM room_events e
+WHERE e.room_id = m.room_id AND e.v = m.v AND e.kind = 'moved'
+  AND jsonb_typeof(e.data -> 'clock' -> 'remaining_ms') = 'array';
