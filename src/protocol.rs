@@ -91,8 +91,9 @@ pub enum Code {
     /// "abandoned"}` with three players.
     CannotClaim,
     /// `rate_limited`: commands faster than the connection's limit, more than 5 `chat` messages in
-    /// 10 s, a second draw offer by the same seat before any move was played (one per move), or a
-    /// fourth rematch offer by the same seat.
+    /// 10 s, a second draw offer by the same seat before any move was played (one per move), a
+    /// fourth rematch offer by the same seat, or a takeback offer again in the same position or
+    /// within its cooldown after a decline.
     RateLimited,
     /// `bad_message`: a frame that is not JSON, not an object, of an unknown type, whose `d` does not
     /// fit (e.g. a `claim_draw` whose `reason` is neither `repetition` nor `abandoned`), or without
@@ -105,8 +106,12 @@ pub enum Code {
     /// or does not exist.
     CannotAddBot,
     /// `cannot_offer`: `offer_rematch` while the game is not over, after a game that never started,
-    /// or once the rematch has been made.
+    /// or once the rematch has been made; `offer_takeback` with no move of one's own to take back
+    /// (or one too far back, or before a player left), and an offer while another kind of offer is
+    /// open (one open at a time).
     CannotOffer,
+    /// `rated_game`: `offer_takeback` in a rated game, where moves are never taken back.
+    RatedGame,
     /// `chat_disabled`: a spectator's `chat` while the room's creator has turned spectator chat off.
     ChatDisabled,
     /// `not_the_creator`: `set_spectator_chat` from a seat other than the room creator's.
@@ -145,6 +150,7 @@ impl Code {
             Code::CannotAbort => "cannot_abort",
             Code::CannotAddBot => "cannot_add_bot",
             Code::CannotOffer => "cannot_offer",
+            Code::RatedGame => "rated_game",
             Code::ChatDisabled => "chat_disabled",
             Code::NotTheCreator => "not_the_creator",
             Code::Unavailable => "unavailable",
@@ -243,6 +249,7 @@ mod tests {
             kind: OfferKind::Draw,
             by: 1,
             accepted: vec![],
+            plies: None,
         });
         assert_eq!(
             event.data(),

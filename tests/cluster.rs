@@ -117,6 +117,7 @@ fn commit(room_id: Uuid, expected_version: i64, events: Vec<EventRow>, epoch: i6
         seats: Vec::new(),
         mv: None,
         extra: None,
+        taken_back_to: None,
         game: None,
         new_room: None,
         epoch: Some(epoch),

@@ -76,6 +76,7 @@ fn check_server_frame(frame: &Value) {
         "game_over",
         "rematch",
         "spectator_chat",
+        "taken_back",
     ];
     assert_eq!(
         frame.get("v").is_some(),
@@ -131,6 +132,7 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "claim_draw",
         "abort",
         "offer_rematch",
+        "offer_takeback",
         "chat",
         "set_spectator_chat",
         "ping",
@@ -149,6 +151,7 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "game_over",
         "rematch",
         "spectator_chat",
+        "taken_back",
         "chat",
         "chat_history",
         "spectators",

@@ -154,6 +154,7 @@ fn commit(room_id: Uuid, expected_version: i64, status: RoomStatus) -> Commit {
         seats: Vec::new(),
         mv: None,
         extra: None,
+        taken_back_to: None,
         game: None,
         new_room: None,
         epoch: None,

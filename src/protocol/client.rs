@@ -76,6 +76,9 @@ pub enum Command {
     /// `offer_rematch`: after the game is over, offers the same game again in a new room with the
     /// colours rotated one seat on; accepting a rematch offer the others made.
     OfferRematch,
+    /// `offer_takeback`: asks the other players to let the seat take back its last move (and the
+    /// moves played after it); casual games only.
+    OfferTakeback,
     /// `abort`: ends the game without a result while some player still in it has not moved.
     Abort,
     /// `chat`: a message to a chat channel (players write to `players`, spectators to
@@ -131,6 +134,7 @@ impl Command {
             Command::Resign => "resign",
             Command::OfferDraw => "offer_draw",
             Command::OfferRematch => "offer_rematch",
+            Command::OfferTakeback => "offer_takeback",
             Command::Abort => "abort",
             Command::Chat { .. } => "chat",
             Command::SetSpectatorChat { .. } => "set_spectator_chat",
@@ -261,12 +265,14 @@ pub fn parse_incoming(text: &str) -> Result<Incoming, BadFrame> {
             let d: MoveData = data_of("move", data).map_err(bad)?;
             Command::Move { mv: d.mv, v: d.v }
         }
-        "resign" | "offer_draw" | "offer_rematch" | "abort" | "claim_victory" => {
+        "resign" | "offer_draw" | "offer_rematch" | "offer_takeback" | "abort"
+        | "claim_victory" => {
             data_of::<Empty>(&env.t, data).map_err(bad)?;
             match env.t.as_str() {
                 "resign" => Command::Resign,
                 "claim_victory" => Command::ClaimVictory,
                 "offer_draw" => Command::OfferDraw,
+                "offer_takeback" => Command::OfferTakeback,
                 "abort" => Command::Abort,
                 _ => Command::OfferRematch,
             }

@@ -58,7 +58,8 @@ impl From<ResultInfo> for Outcome {
     }
 }
 
-/// The clocks of a timed room at one instant, in `game_started`, `moved`, `left` and `game_over`:
+/// The clocks of a timed room at one instant, in `game_started`, `moved`, `left`, `taken_back` and
+/// `game_over`:
 /// `{"remaining_ms": [..per seat], "running": seat | null, "at": RFC 3339}`. `remaining_ms[s]` is
 /// seat `s`'s time left at `at` (server time); the `running` seat's clock counts down from there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +96,9 @@ pub enum OfferKind {
     /// `rematch`: after the game, the same game again in a new room; accepted by every other
     /// seat, it makes a `rematch` event.
     Rematch,
+    /// `takeback`: the offerer asks to take back its last move (and the moves played after it);
+    /// accepted by every other player still in the game, it makes a `taken_back` event.
+    Takeback,
 }
 
 /// An open offer: `{"id", "kind", "by", "accepted"}`.
@@ -110,6 +114,10 @@ pub struct OfferInfo {
     /// accept); empty when the offer is made.
     #[serde(default)]
     pub accepted: Vec<Seat>,
+    /// A takeback offer: how many plies it takes back (the offerer's last move and every move
+    /// played after it); absent for the other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plies: Option<u32>,
 }
 
 /// Every versioned room event (PROTOCOL.md "Events"). Serialized as `{"t": <variant>, "d": {...}}`;
@@ -173,7 +181,8 @@ pub enum Event {
         /// A timed room's clocks after the move (the mover's increment added); absent untimed.
         clock: Option<ClockInfo>,
     },
-    /// `offer`: a seat offered a draw; open until accepted, declined or answered by a move.
+    /// `offer`: a seat offered a draw, a rematch or a takeback; open until accepted, declined or
+    /// answered by a move.
     Offer(OfferInfo),
     /// `offer_declined`: an open offer was declined, withdrawn, or answered by the other seat's move.
     OfferDeclined {
@@ -230,6 +239,32 @@ pub enum Event {
     SpectatorChat {
         /// Whether spectators may chat now.
         enabled: bool,
+    },
+    /// `taken_back`: every other player still in the game accepted a takeback offer: the last
+    /// `plies` moves are taken back (the room replays the game from its start without them), the
+    /// takeback offer closes, and the clocks are as they were before the first of them. A position
+    /// change; the room adds `legal_moves` for the seat now on move.
+    TakenBack {
+        /// How many plies were taken back (1 or more: the offerer's last move and the moves after
+        /// it).
+        plies: u32,
+        /// The position now (Ouk Chatrang: FEN), as it was before the first move taken back.
+        position: String,
+        /// The seat now on move: the one whose move was taken back.
+        to_move: Option<Seat>,
+        /// Each seat's material now, as in `moved`; absent in Khan-Tsin.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        material: Option<Material>,
+        /// The seat in check now (Ouk Chatrang only); absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        check: Option<Seat>,
+        #[serde(flatten)]
+        /// The game's own state now, as in `moved` (Ouk Chatrang: `counting` while a count runs).
+        extra: Extra,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// A timed room's clocks now: each seat's time as before the first move taken back, the
+        /// seat on move's clock running; absent untimed.
+        clock: Option<ClockInfo>,
     },
 }
 
@@ -314,6 +349,7 @@ impl Event {
             Event::GameOver { .. } => "game_over",
             Event::Rematch(_) => "rematch",
             Event::SpectatorChat { .. } => "spectator_chat",
+            Event::TakenBack { .. } => "taken_back",
         }
     }
 

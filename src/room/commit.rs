@@ -80,6 +80,13 @@ pub(super) fn stage(
         })
         .map(|info| rematch_room(state, info, at).map(Box::new))
         .transpose()?;
+    let taken_back_to = events.iter().find_map(|e| match e {
+        Event::TakenBack { plies, .. } => {
+            let keep = state.moves.len().saturating_sub(*plies as usize);
+            Some(i32::try_from(keep).unwrap_or(i32::MAX))
+        }
+        _ => None,
+    });
     let game_was_on = state.result.is_none();
     for (v, event) in numbered(expected_version, events) {
         state.apply(v, event, at)?;
@@ -124,6 +131,7 @@ pub(super) fn stage(
         seats,
         mv,
         extra,
+        taken_back_to,
         game,
         new_room,
         epoch: None,
@@ -222,6 +230,7 @@ fn rematch_room(
             seats,
             mv: None,
             extra: None,
+            taken_back_to: None,
             game: None,
             new_room: None,
             epoch: None,

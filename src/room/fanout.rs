@@ -380,8 +380,8 @@ impl Fanout {
 }
 
 /// The frame of a logged event for a connection of `seat`: the seat on move gets the legal moves
-/// with the event that made the current position (`game_started`, `moved`, or `left` when a
-/// resignation passed the turn).
+/// with the event that made the current position (`game_started`, `moved`, `taken_back`, or
+/// `left` when a resignation passed the turn).
 fn frame_for(
     logged: &Logged,
     seat: Option<Seat>,
@@ -393,7 +393,10 @@ fn frame_for(
         && logged.v == view.position_version
         && matches!(
             logged.event,
-            Event::Moved { .. } | Event::GameStarted { .. } | Event::Left { .. }
+            Event::Moved { .. }
+                | Event::GameStarted { .. }
+                | Event::Left { .. }
+                | Event::TakenBack { .. }
         );
     let Some(legal) = legal.filter(|_| personal) else {
         return logged.frame.clone();

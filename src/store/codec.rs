@@ -165,6 +165,7 @@ mod tests {
             seats: Vec::new(),
             mv: None,
             extra: None,
+            taken_back_to: None,
             game: None,
             new_room: None,
             epoch: None,

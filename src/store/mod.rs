@@ -216,8 +216,9 @@ impl Store {
 
     /// Writes everything one accepted command changed, in one transaction: moves the room from
     /// `c.expected_version` to the version of the last event (unchanged when `c.events` is empty),
-    /// sets its status and `updated_at`, and inserts the events, the seat, the move, the game's own
-    /// state and the game record that `c` carries.
+    /// sets its status and `updated_at`, deletes the moves and game states a takeback took back
+    /// (`c.taken_back_to`), and inserts the events, the seat, the move, the game's own state and
+    /// the game record that `c` carries.
     ///
     /// Errors (nothing is written in any of them):
     /// - [`StoreError::Fenced`] when `c.epoch` is set and the room's owner epoch is another

@@ -149,10 +149,19 @@ async fn conflict<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> StoreError {
     }
 }
 
-/// The inserts of a commit's rows: its events, seats, move, game state and game record.
+/// The statements of a commit's rows: a takeback's deletes, then the inserts of its events, seats,
+/// move, game state and game record.
 fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
     let room = Param::Uuid(c.room_id);
     let mut rows = Vec::new();
+    if let Some(keep) = c.taken_back_to {
+        for sql in [
+            "DELETE FROM moves WHERE room_id = $1 AND ply > $2",
+            "DELETE FROM game_extra WHERE room_id = $1 AND ply > $2",
+        ] {
+            rows.push(Statement::new(sql, [room, Param::Int(keep)]));
+        }
+    }
     for e in &c.events {
         let sql = "INSERT INTO room_events (room_id, v, kind, seat, cid, data, created_at) \
                    VALUES ($1, $2, $3, $4, $5, $6, $7)";

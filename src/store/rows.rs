@@ -119,6 +119,10 @@ pub struct Commit {
     pub mv: Option<MoveRow>,
     /// The game's own state after that move, if it has some (see [`ExtraRow`]).
     pub extra: Option<ExtraRow>,
+    /// A takeback: the line of play now ends at this ply (0: no move is left), and the move rows
+    /// and game states after it are deleted (their events stay in the log), so the moves table
+    /// is always the line of play, each ply once.
+    pub taken_back_to: Option<i32>,
     /// The finished game, when this command ended it.
     pub game: Option<GameRecord>,
     /// A room this command created, written in the same transaction (a rematch's new room).

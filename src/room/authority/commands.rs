@@ -27,6 +27,7 @@ fn sets_clock(event: &Event) -> bool {
             | Event::Moved { clock: Some(_), .. }
             | Event::Left { clock: Some(_), .. }
             | Event::GameOver { clock: Some(_), .. }
+            | Event::TakenBack { clock: Some(_), .. }
     )
 }
 

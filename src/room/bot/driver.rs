@@ -5,7 +5,9 @@
 //! its own copy of the game from them, and whenever its seat is on move asks the [`BotPool`] for
 //! a move and sends it as a `move` command with the version it saw, through the same path as a
 //! person's socket. A stale answer needs nothing: the events that made it stale follow. Draw
-//! offers are declined and rematch offers accepted (the rematch room keeps its bot). The task
+//! offers are declined and rematch offers accepted (the rematch room keeps its bot); takeback
+//! offers the room accepts for its bots itself, and a `taken_back` is followed by replaying the
+//! driver's copy without the moves taken back. The task
 //! ends when the room closes its connection: either the room task stopped (a new task starts a new
 //! driver) or the room dropped the connection for a full queue (the room starts a new driver at
 //! once).
@@ -143,12 +145,24 @@ fn cid_of(command: &Command) -> String {
 /// The driver's copy of the game no longer matches an event of the room's.
 struct Astray;
 
+/// What changed the driver's copy of the game since it connected, in order.
+enum Step {
+    /// A move (its notation).
+    Move(String),
+    /// A seat left the game.
+    Left(Seat),
+}
+
 /// What the driver knows of its room: the game the room gave it at connection, kept up to date
 /// by the events that follow.
 struct View {
     seat: Seat,
     conn: u64,
     game: AnyGame,
+    /// The game as the room gave it at connection, and what changed it since: a takeback replays
+    /// them without the moves taken back.
+    start: AnyGame,
+    steps: Vec<Step>,
     /// The version of the last event that changed the position.
     position_version: i64,
     /// Whether the game is being played (`game_started` seen, `game_over` not).
@@ -165,6 +179,8 @@ impl View {
             seat,
             conn: connected.conn,
             game: connected.game.clone(),
+            start: connected.game.clone(),
+            steps: Vec::new(),
             position_version: connected.position_version,
             playing: connected.playing,
             increment_ms: 0,
@@ -237,6 +253,7 @@ impl View {
             } => {
                 self.read_event_clock(clock.as_ref());
                 let played = self.game.play(&mv).is_ok();
+                self.steps.push(Step::Move(mv));
                 self.after_change(played, &position, v)?;
             }
             Event::Left {
@@ -247,7 +264,18 @@ impl View {
             } => {
                 self.read_event_clock(clock.as_ref());
                 let left = self.game.resign(seat).is_ok();
+                self.steps.push(Step::Left(seat));
                 self.after_change(left, &position, v)?;
+            }
+            Event::TakenBack {
+                plies,
+                position,
+                clock,
+                ..
+            } => {
+                self.read_event_clock(clock.as_ref());
+                let replayed = self.take_back(plies);
+                self.after_change(replayed, &position, v)?;
             }
             Event::GameOver { clock, .. } => {
                 self.read_event_clock(clock.as_ref());
@@ -262,6 +290,25 @@ impl View {
             | Event::SpectatorChat { .. } => {}
         }
         Ok(Vec::new())
+    }
+
+    /// Replays the game from the connection's start without the last `plies` moves; false when
+    /// they are not all moves seen since the connection (the driver then reconnects), or a step
+    /// does not replay.
+    fn take_back(&mut self, plies: u32) -> bool {
+        let keep = self.steps.len().saturating_sub(plies as usize);
+        let taken = &self.steps[keep..];
+        if taken.len() != plies as usize || taken.iter().any(|s| matches!(s, Step::Left(_))) {
+            return false;
+        }
+        self.steps.truncate(keep);
+        let mut game = self.start.clone();
+        let replayed = self.steps.iter().all(|step| match step {
+            Step::Move(mv) => game.play(mv).is_ok(),
+            Step::Left(seat) => game.resign(*seat).is_ok(),
+        });
+        self.game = game;
+        replayed
     }
 
     fn read_event_clock(&mut self, clock: Option<&ClockInfo>) {
@@ -287,15 +334,17 @@ impl View {
         Ok(())
     }
 
-    /// A bot declines the others' draw offers and accepts their rematch offers.
+    /// A bot declines the others' draw offers and accepts their rematch offers (their takeback
+    /// offers the room accepted for it as they were made).
     fn answer_offer(&self, offer: &OfferInfo) -> Option<Command> {
         if offer.by == self.seat || offer.accepted.contains(&self.seat) {
             return None;
         }
-        Some(match offer.kind {
-            OfferKind::Draw => Command::Decline { offer: offer.id },
-            OfferKind::Rematch => Command::Accept { offer: offer.id },
-        })
+        match offer.kind {
+            OfferKind::Draw => Some(Command::Decline { offer: offer.id }),
+            OfferKind::Rematch => Some(Command::Accept { offer: offer.id }),
+            OfferKind::Takeback => None,
+        }
     }
 }
 
@@ -377,5 +426,40 @@ mod tests {
         assert_eq!(view.answer_offer(&open("draw", 1)), None);
         let accepted = offer(json!({"id": 5, "kind": "rematch", "by": 0, "accepted": [1]}));
         assert_eq!(view.answer_offer(&accepted), None);
+    }
+
+    #[test]
+    fn a_taken_back_replays_the_view_without_the_moves_and_asks_for_none() {
+        let mut view = View::new(1, &connected(GameKind::OukChatrang, true));
+        let start = view.game.position();
+        let mut game = view.game.clone();
+        for (v, mv) in [(4, "e3e4"), (5, "d6d5")] {
+            game.play(mv).unwrap();
+            let d = json!({"seat": v - 4, "move": mv, "display": mv, "position": game.position(),
+                           "to_move": 5 - v});
+            assert!(view.read(&frame("moved", v, d)).is_ok());
+        }
+        let takeback = offer(
+            json!({"id": 1, "kind": "takeback", "by": 0, "accepted": [1],
+                                    "plies": 2}),
+        );
+        assert_eq!(
+            view.answer_offer(&takeback),
+            None,
+            "the room accepted for the bot"
+        );
+        let back = |plies: u32, position: &str| {
+            frame(
+                "taken_back",
+                7,
+                json!({"plies": plies, "position": position, "to_move": 0}),
+            )
+        };
+        assert!(view.read(&back(2, &start)).is_ok());
+        assert_eq!(view.game.position(), start);
+        assert_eq!(view.position_version, 7);
+        assert_eq!(view.on_move(), None, "White is on move again");
+        // More plies than the driver saw since it connected: it reconnects.
+        assert!(view.read(&back(1, &start)).is_err());
     }
 }

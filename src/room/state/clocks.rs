@@ -65,7 +65,7 @@ pub fn lag_compensation_ms(rtt_ms: u64) -> u64 {
 }
 
 /// A timed room's clocks as of the last event that set them (`clock` in `game_started`, `moved`,
-/// `left`, `game_over`). The room task knows when that was; the state holds no time of its own.
+/// `left`, `taken_back`, `game_over`). The room task knows when that was; the state holds no time of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clocks {
     /// The room's settings.
@@ -139,12 +139,13 @@ impl RoomState {
         Some(events)
     }
 
-    /// Fills in the `clock` of the events that carry one (`game_started`, `moved`, `left`, and
-    /// `game_over` of a game that started) for a timed room, `elapsed_ms` after the last clock
-    /// event, stamped `at`. The running seat is charged the time elapsed, less `compensation_ms`
-    /// for a move (lag compensation, capped at the time elapsed, so a seat never gets back more
-    /// than it spent); a move then adds the increment to its mover; the seat now on move runs.
-    /// Does nothing for an untimed room.
+    /// Fills in the `clock` of the events that carry one (`game_started`, `moved`, `left`,
+    /// `taken_back`, and `game_over` of a game that started) for a timed room, `elapsed_ms` after
+    /// the last clock event, stamped `at`. The running seat is charged the time elapsed, less
+    /// `compensation_ms` for a move (lag compensation, capped at the time elapsed, so a seat never
+    /// gets back more than it spent); a move then adds the increment to its mover; the seat now on
+    /// move runs. A takeback charges nobody and sets every seat's time back to what it was before
+    /// the first move taken back. Does nothing for an untimed room.
     pub fn stamp_clocks(
         &self,
         events: &mut [Event],
@@ -199,6 +200,23 @@ impl RoomState {
                 Event::GameOver { clock, .. } if started => {
                     charge(&mut remaining, running, 0);
                     running = None;
+                    clock
+                }
+                // A takeback charges nobody: the clocks go back to what they were before the
+                // first move taken back.
+                Event::TakenBack {
+                    plies,
+                    to_move,
+                    clock,
+                    ..
+                } => {
+                    charge(&mut remaining, None, 0);
+                    let first = self.moves.len().saturating_sub(*plies as usize);
+                    if let Some(before) = self.moves.get(first).and_then(|m| m.clock_before.clone())
+                    {
+                        remaining = before;
+                    }
+                    running = *to_move;
                     clock
                 }
                 _ => continue,

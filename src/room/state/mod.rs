@@ -9,7 +9,8 @@
 //! This file holds the state itself, [`RoomState::decide`] (the one place that says which command
 //! goes where) and [`RoomState::apply`]; each concern's rules live beside it: `seats.rs` (taking a
 //! seat, bots, tokens), `play.rs` (moves, resignation, abort, the repetition claim), `offers.rs`
-//! (draw and rematch offers), `clocks.rs` (time control, lag compensation, flags),
+//! (draw and rematch offers), `takeback.rs` (takeback offers and replaying the game without the
+//! moves taken back), `clocks.rs` (time control, lag compensation, flags),
 //! `abandonment.rs` (leaving a game, claims and votes against an absent seat), `chat.rs` (who may
 //! write where, and the text) and `views.rs` (what a client or the game record is shown).
 
@@ -19,6 +20,7 @@ mod clocks;
 mod offers;
 mod play;
 mod seats;
+mod takeback;
 #[cfg(test)]
 mod testing;
 mod views;
@@ -102,6 +104,9 @@ pub struct PlayedMove {
     pub captured: Vec<String>,
     /// The position after it (`moved.d.position`).
     pub position: String,
+    /// A timed room: each seat's remaining milliseconds as of the last clock event before the
+    /// move, the mover's clock running (what a takeback of it restores); `None` untimed.
+    pub clock_before: Option<Vec<u64>>,
 }
 
 /// Everything about a room that events change. [`RoomState::decide`] only reads it;
@@ -159,6 +164,8 @@ pub struct RoomState {
     moved: Vec<bool>,
     /// Per seat, how many rematch offers it has made.
     rematch_offers: Vec<u32>,
+    /// Per seat, its takeback offers so far (what the limits on offering count).
+    takeback_limits: Vec<takeback::TakebackLimits>,
     /// The rematch made after this game, once every seat agreed.
     pub rematch: Option<RematchInfo>,
     /// The clocks of a timed room (`options.clock`); `None` for an untimed one.
@@ -220,6 +227,7 @@ impl RoomState {
                 .unwrap_or(true),
             moved: vec![false; seats_len],
             rematch_offers: vec![0; seats_len],
+            takeback_limits: vec![takeback::TakebackLimits::default(); seats_len],
             rematch: None,
             clock: options
                 .get("clock")
@@ -271,6 +279,7 @@ impl RoomState {
             Command::Abort => self.decide_abort(player()?),
             Command::OfferDraw => self.decide_offer_draw(player()?),
             Command::OfferRematch => self.decide_offer_rematch(player()?),
+            Command::OfferTakeback => self.decide_offer_takeback(player()?),
             Command::Accept { offer } => self.decide_accept(player()?, *offer),
             Command::Decline { offer } => self.decide_decline(player()?, *offer),
             Command::SetSpectatorChat { enabled } => {
@@ -328,12 +337,18 @@ impl RoomState {
             Event::Moved {
                 seat, mv, clock, ..
             } => {
+                let clock_before = self.clock.as_ref().map(|c| c.remaining_ms.clone());
                 self.apply_clock(clock.as_ref());
-                self.apply_moved(*seat, mv)?;
+                self.apply_moved(*seat, mv, clock_before)?;
                 self.position_version = v;
             }
             Event::Offer(offer) => self.apply_offer(offer),
-            Event::OfferDeclined { id, .. } => self.offers.retain(|o| o.id != *id),
+            Event::OfferDeclined { id, by } => {
+                if let Some(offer) = self.offers.iter().find(|o| o.id == *id).cloned() {
+                    self.count_takeback_decline(&offer, *by);
+                }
+                self.offers.retain(|o| o.id != *id);
+            }
             Event::OfferAccepted { id, by } => {
                 let offer = self
                     .offers
@@ -372,6 +387,16 @@ impl RoomState {
                 self.offers.clear();
             }
             Event::SpectatorChat { enabled } => self.spectator_chat = *enabled,
+            Event::TakenBack {
+                plies,
+                position,
+                clock,
+                ..
+            } => {
+                self.apply_clock(clock.as_ref());
+                self.apply_taken_back(*plies, position)?;
+                self.position_version = v;
+            }
         }
         self.version = v;
         Ok(())

@@ -1,5 +1,6 @@
 //! Draw and rematch offers: making one, accepting (everyone still concerned must), declining, and
-//! the rate limits that keep offers from flooding the table.
+//! the rate limits that keep offers from flooding the table. Accepting and declining a takeback
+//! offer go through here too (takeback.rs says what it does).
 
 use uuid::Uuid;
 
@@ -13,14 +14,23 @@ use crate::rules::{EndReason, Outcome, Rules, Seat};
 const MAX_REMATCH_OFFERS: u32 = 3;
 
 impl RoomState {
-    /// `seat` accepts offer `id`: a rematch offer after the game, or a draw offer while the game is
-    /// on (`no_such_offer` once it is over).
+    /// `seat` accepts offer `id`: a rematch offer after the game, or a draw or takeback offer
+    /// while the game is on (`no_such_offer` once it is over).
     pub(super) fn decide_accept(&self, seat: Seat, id: u64) -> Result<Vec<Event>, Refusal> {
         if self.is_rematch_offer(id) {
             return self.decide_accept_rematch(seat, id);
         }
         self.check_offer_game(id)?;
-        self.decide_accept_draw(self.in_play(seat)?, id)
+        let seat = self.in_play(seat)?;
+        let takeback = self
+            .offers
+            .iter()
+            .any(|o| o.id == id && o.kind == OfferKind::Takeback);
+        if takeback {
+            self.decide_accept_takeback(seat, id)
+        } else {
+            self.decide_accept_draw(seat, id)
+        }
     }
 
     /// `seat` declines open offer `id` (a rematch offer, or while the game is on a draw offer):
@@ -103,6 +113,7 @@ impl RoomState {
             kind: OfferKind::Rematch,
             by: seat,
             accepted: Vec::new(),
+            plies: None,
         })])
     }
 
@@ -139,7 +150,11 @@ impl RoomState {
 
     /// Open offer `id` for `seat` to accept: `None` when `seat` has already accepted it (nothing to
     /// do), `no_such_offer` when it is not open or is `seat`'s own.
-    fn offer_to_accept(&self, seat: Seat, id: u64) -> Result<Option<&OfferInfo>, Refusal> {
+    pub(super) fn offer_to_accept(
+        &self,
+        seat: Seat,
+        id: u64,
+    ) -> Result<Option<&OfferInfo>, Refusal> {
         let Some(offer) = self.offers.iter().find(|o| o.id == id) else {
             return Err(Refusal::new(
                 Code::NoSuchOffer,
@@ -188,11 +203,24 @@ impl RoomState {
         {
             *count += 1;
         }
+        if offer.kind == OfferKind::Takeback {
+            self.count_takeback_offer(offer.by);
+        }
     }
 
     /// A draw offer by `seat`, one per move; offering when another seat's offer is open accepts it.
+    /// Not while a takeback offer is open (`cannot_offer`: one kind of offer at a time).
     pub(super) fn decide_offer_draw(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         let seat = self.in_play(seat)?;
+        if let Some(takeback) = self.offers.iter().find(|o| o.kind == OfferKind::Takeback) {
+            return Err(Refusal::new(
+                Code::CannotOffer,
+                format!(
+                    "takeback offer {} is open: it must be answered before a draw is offered",
+                    takeback.id
+                ),
+            ));
+        }
         let draw_offers = || self.offers.iter().filter(|o| o.kind == OfferKind::Draw);
         if let Some(theirs) = draw_offers().find(|o| o.by != seat) {
             // Offering a draw to someone who offered one is agreeing.
@@ -217,6 +245,7 @@ impl RoomState {
                 kind: OfferKind::Draw,
                 by: seat,
                 accepted: Vec::new(),
+                plies: None,
             })])
         }
     }

@@ -10,7 +10,8 @@ use crate::rules::{EndReason, Outcome, Rules, Seat};
 impl RoomState {
     /// A move `mv` (game notation) by `seat`, sent for the position of version `v`: `moved`, the
     /// seats skipped after it, and `game_over` when it ends the game (otherwise the draw offers
-    /// the mover had not accepted are declined).
+    /// the mover had not accepted are declined, and an open takeback offer is closed: declined,
+    /// or withdrawn by its offerer's move).
     pub(super) fn decide_move(&self, seat: Seat, mv: &str, v: i64) -> Result<Vec<Event>, Refusal> {
         let seat = self.in_play(seat)?;
         if v > self.version || v < self.position_version {
@@ -50,12 +51,15 @@ impl RoomState {
         match applied.outcome {
             // The end of the game closes every offer.
             Some(outcome) => events.push(game_over(outcome)),
-            // Moving answers a draw offer one has not accepted with "no", as over the board.
+            // Moving answers a draw offer one has not accepted with "no", as over the board; and a
+            // takeback offer asked for the line of play that the move changes.
             None => events.extend(
                 self.offers
                     .iter()
-                    .filter(|o| {
-                        o.kind == OfferKind::Draw && o.by != seat && !o.accepted.contains(&seat)
+                    .filter(|o| match o.kind {
+                        OfferKind::Draw => o.by != seat && !o.accepted.contains(&seat),
+                        OfferKind::Takeback => true,
+                        OfferKind::Rematch => false,
                     })
                     .map(|o| Event::OfferDeclined {
                         id: o.id,
@@ -66,8 +70,14 @@ impl RoomState {
         Ok(events)
     }
 
-    /// Plays the stored move `mv` of `seat` on the game and records it.
-    pub(super) fn apply_moved(&mut self, seat: Seat, mv: &str) -> Result<(), String> {
+    /// Plays the stored move `mv` of `seat` on the game and records it, with the clocks as they
+    /// were before it (`clock_before`, a timed room).
+    pub(super) fn apply_moved(
+        &mut self,
+        seat: Seat,
+        mv: &str,
+        clock_before: Option<Vec<u64>>,
+    ) -> Result<(), String> {
         if self.game.to_move() != Some(seat) {
             return Err(format!(
                 "stored move {mv} is by seat {seat}, who is not on move"
@@ -83,10 +93,12 @@ impl RoomState {
             seat,
             captured: applied.captured,
             position: self.game.position(),
+            clock_before,
         });
         if let Some(moved) = self.moved.get_mut(usize::from(seat)) {
             *moved = true;
         }
+        self.count_move_for_takebacks(seat);
         Ok(())
     }
 

@@ -90,18 +90,28 @@ pub(super) fn timed_room(
     initial_s: u32,
     increment_s: u32,
 ) -> RoomState {
+    let clock = json!({"clock": {"initial_s": initial_s, "increment_s": increment_s}});
+    two_player_room(kind, start, clock)
+}
+
+/// A two-player room of `kind` from `start` (or the standard start) with `options` (a `clock`
+/// makes it timed), both seats taken.
+pub(super) fn two_player_room(
+    kind: GameKind,
+    start: Option<&str>,
+    options: serde_json::Value,
+) -> RoomState {
     let setup = GameOptions {
         start_position: start.map(str::to_owned),
         ..GameOptions::default()
     };
     let game = AnyGame::new(kind, &setup).unwrap();
     let position = game.position();
-    let clock = json!({"clock": {"initial_s": initial_s, "increment_s": increment_s}});
     let mut room = RoomState::new(
         Uuid::nil(),
         "abcdefgh".into(),
         Visibility::Private,
-        clock,
+        options,
         game,
         position,
         Utc::now(),

@@ -8,7 +8,7 @@
 //! one `UPDATE rooms ... FROM unnest(...)` whose version check is per room, and inserts of the
 //! rows of exactly the rooms it updated. A room whose version check fails writes nothing there
 //! and is retried alone, which gives it its own exact answer (a conflict, an unknown room). Every
-//! other commit (a seat taken, a game record, a rematch's new room), and every commit of a batch
+//! other commit (a seat taken, a game record, a rematch's new room, a takeback), and every commit of a batch
 //! whose statement failed, is written alone in its own transaction, as before batching. Each
 //! commit's caller is answered only once its rows are durable, or with its own error.
 
@@ -122,9 +122,14 @@ async fn write(pool: &PgPool, batch: Vec<Job>) {
     }
 }
 
-/// Whether `c` only moves its room on (see the module's documentation).
+/// Whether `c` only moves its room on (see the module's documentation; a takeback deletes rows,
+/// so it is written alone).
 fn fits_batch(c: &Commit) -> bool {
-    !c.events.is_empty() && c.seats.is_empty() && c.game.is_none() && c.new_room.is_none()
+    !c.events.is_empty()
+        && c.seats.is_empty()
+        && c.game.is_none()
+        && c.new_room.is_none()
+        && c.taken_back_to.is_none()
 }
 
 /// The batch statement. `$1..$4`: the rooms (id, expected version, new version, status), `$5`
