@@ -167,6 +167,8 @@ export default {
   'room.title_your_move': 'Your move',
   'room.pending': 'Your move {move} is waiting for the connection…',
   'room.sound': 'Sounds on or off',
+  'room.flip': 'Turn the board round (F)',
+  'room.premove_dropped': 'Your premove was not legal any more: it was dropped.',
   'replay.label': 'Step through the game',
   'replay.first': 'First position',
   'replay.back': 'Previous move',
@@ -279,6 +281,7 @@ export default {
   'rules.khan-tsin.key.pawn': 'A stack: its top pawn in its colour, with the number of pawns in it',
   'rules.khan-tsin.key.khan': 'A Khan-pawn on top: a gold ring and a crown',
   'rules.unknown': 'This server does not host that game.',
+  'rules.games': 'The games',
 
   'rules.ouk-chatrang.intro': 'Cambodian chess for two on an 8×8 board. White moves first. Checkmate the opposing King.',
   'rules.ouk-chatrang.board': 'Board and pieces',

@@ -167,6 +167,8 @@ export default {
   'room.title_your_move': '내 차례',
   'room.pending': '내 수 {move}이(가) 연결을 기다리고 있습니다…',
   'room.sound': '소리 켜기/끄기',
+  'room.flip': '판 뒤집기 (F)',
+  'room.premove_dropped': '미리 둔 수가 더 이상 둘 수 없는 수여서 취소되었습니다.',
   'replay.label': '기보 되짚어 보기',
   'replay.first': '처음 배치',
   'replay.back': '이전 수',
@@ -279,6 +281,7 @@ export default {
   'rules.khan-tsin.key.pawn': '더미: 맨 위 말이 그 색으로, 더미의 말 수와 함께 보입니다',
   'rules.khan-tsin.key.khan': '맨 위의 칸 말: 금색 테두리와 왕관',
   'rules.unknown': '이 서버에서 제공하지 않는 게임입니다.',
+  'rules.games': '게임 목록',
 
   'rules.ouk-chatrang.intro': '8×8 판에서 둘이 두는 캄보디아 장기입니다. 백이 먼저 둡니다. 상대 왕을 외통수로 잡으세요.',
   'rules.ouk-chatrang.board': '판과 기물',

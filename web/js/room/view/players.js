@@ -1,15 +1,26 @@
 // The players' bars of the room page (`ol#players`, docs/web-client.md "The room page DOM"): per
 // seat its colour, name, presence, notes, what it has (material) and, in a timed room, its clock
-// (`.clock[data-seat]`, whose time room.js's timer writes). The seat drawn nearest (`orientation`)
-// gets `near`: the page's CSS puts it under the board and the others above.
+// (`.clock[data-seat]`, whose time clock.js writes). The seats drawn nearest get `near`: the
+// page's CSS puts them under the board and the others above (the other way round once the viewer
+// turned the board).
 //
-//   renderPlayers(state, { orientation, boardModule })
+//   renderPlayers(state, { orientation, flipped, boardModule, material })
+//       // material: what each seat has in the position shown (state.material now, a replayed
+//       // ply's own from the history), null where unknown
 //   nameOfSeat(state, seat)   // "Black (Sok)", "Black (Computer · level 3)", or the colour alone
 
-import { t, colorName } from './i18n.js';
+import { t, colorName } from '../../i18n.js';
+import { gameInfo } from '../../games.js';
 
-// A seat's colour with its player's name; a computer player is named by its level in the page's
-// language (the server names it in English).
+/** @typedef {import('../state.js').RoomState} RoomState */
+/** @typedef {import('../../boards/board.js').BoardModule} BoardModule */
+
+/**
+ * A seat's colour with its player's name; a computer player is named by its level in the page's
+ * language (the server names it in English).
+ * @param {RoomState} state
+ * @param {number} seat
+ */
 export function nameOfSeat(state, seat) {
   const info = state.seats[seat];
   if (!info) return '';
@@ -18,16 +29,20 @@ export function nameOfSeat(state, seat) {
   return name ? t('room.player_named', { color, name }) : color;
 }
 
-export function renderPlayers(state, { orientation, boardModule }) {
+/**
+ * @param {RoomState} state
+ * @param {{ orientation: number, flipped: boolean, boardModule: BoardModule | null, material: import('../../protocol.js').Material | null }} options
+ */
+export function renderPlayers(state, { orientation, flipped, boardModule, material }) {
   const list = document.querySelector('#players');
-  list.replaceChildren(
+  list?.replaceChildren(
     ...state.seats.map((info) => {
       const li = document.createElement('li');
-      li.dataset.seat = info.seat;
+      li.dataset.seat = String(info.seat);
       li.dataset.color = info.color;
       li.classList.toggle('on-move', state.toMove === info.seat);
       li.classList.toggle('left', Boolean(info.left));
-      if (info.bot) li.dataset.bot = info.bot;
+      if (info.bot) li.dataset.bot = String(info.bot);
       const swatch = document.createElement('span');
       swatch.className = `swatch ${info.color}`;
       const name = document.createElement('span');
@@ -43,12 +58,12 @@ export function renderPlayers(state, { orientation, boardModule }) {
       notes.textContent = words.join(' · ');
       const dot = document.createElement('span');
       dot.className = `dot ${info.connected ? 'on' : 'off'}`;
-      li.classList.toggle('near', info.seat === orientation);
-      li.append(swatch, name, dot, notes, materialOf(state, info.seat, boardModule));
+      li.classList.toggle('near', (info.seat === orientation) !== flipped);
+      li.append(swatch, name, dot, notes, materialOf(state, material, info.seat, boardModule));
       if (state.clock) {
         const clock = document.createElement('span');
         clock.className = 'clock';
-        clock.dataset.seat = info.seat;
+        clock.dataset.seat = String(info.seat);
         clock.setAttribute('role', 'timer');
         clock.setAttribute('aria-label', t('room.clock_label', { player: info.taken ? nameOfSeat(state, info.seat) : colorName(state.game, info.color) }));
         li.append(clock);
@@ -58,21 +73,30 @@ export function renderPlayers(state, { orientation, boardModule }) {
   );
 }
 
-// What each seat has: Khan its Soldiers and Khans left (the last Soldier decides the game), Ouk
-// Chatrang the enemy pieces it took, drawn small. From the server's `material`; empty without.
-function materialOf(state, seat, boardModule) {
+/**
+ * What a seat has (`.material`): Khan its Soldiers and Khans left (the last Soldier decides the
+ * game), Ouk Chatrang the enemy pieces it took, drawn small (games.js `material`). From the
+ * server's `material` (the room page's, the finished game's history); empty without. The
+ * finished-game page shows it too.
+ * @param {{ game: string | null, seats: { seat: number, color: import('../../protocol.js').Color }[] }} state
+ * @param {import('../../protocol.js').Material | null} material
+ * @param {number} seat
+ * @param {BoardModule | null} boardModule
+ */
+export function materialOf(state, material, seat, boardModule) {
   const el = document.createElement('span');
   el.className = 'material';
-  const mine = state.material?.[seat];
+  const mine = material?.[seat];
+  const kind = gameInfo(state.game)?.material;
   if (!mine) return el;
   el.dataset.material = JSON.stringify(mine);
-  if (state.game === 'khan') {
-    el.textContent = t('material.khan', { soldiers: mine.soldiers ?? 0, khans: mine.khans ?? 0 });
-  } else if (typeof mine.captured === 'string') {
+  if (kind === 'pieces-left') {
+    el.textContent = t(`material.${state.game}`, { soldiers: mine.soldiers ?? 0, khans: mine.khans ?? 0 });
+  } else if (kind === 'captured' && typeof mine.captured === 'string') {
     const enemy = state.seats.find((s) => s.seat !== seat)?.color ?? 'black';
     const names = [];
     for (const letter of mine.captured) {
-      names.push(t(`ouk-chatrang.${letter.toLowerCase()}`));
+      names.push(t(`${state.game}.${letter.toLowerCase()}`));
       if (!boardModule?.drawPiece) continue;
       const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
       svg.setAttribute('viewBox', '0 0 100 100');
@@ -85,5 +109,3 @@ function materialOf(state, seat, boardModule) {
   }
   return el;
 }
-
-// After a game that started: its record (any game) and PGN (Ouk Chatrang), from the REST API.
