@@ -121,6 +121,14 @@ function showGame(record, module) {
       button.className = 'link';
       button.textContent = moveText(record, display, i, color, module);
       button.addEventListener('click', () => show(i + 1));
+      // The move number is an element of its own, on the line of the move's text (the room
+      // page's list numbers its moves with CSS counters; these are buttons, taller than text).
+      if (pairs && (i + firstSeat) % 2 === 0) {
+        const number = document.createElement('span');
+        number.className = 'move-number';
+        number.textContent = `${Math.floor((i + firstSeat) / 2) + 1}.`;
+        li.append(number);
+      }
       li.append(button);
       li.dataset.ply = String(i + 1);
       li.dataset.move = record.moves[i] ?? '';

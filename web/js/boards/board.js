@@ -37,8 +37,9 @@
  * @property {boolean} [premoving]  `legal` holds premoves (another seat is on move): the board
  *   marks their destinations apart (class `premoving` on its SVG) and no piece as movable
  * @property {string | null} [premove]  a premove set and waiting (class `premove` on its squares)
- * @property {boolean} [pending]    `lastMove` is a move sent and not yet answered (class
- *   `pending` on the board's SVG)
+ * @property {boolean} [pending]    `lastMove` is a move sent and not yet answered: drawn as made
+ *   on `position` (by the pieces' shapes alone: what it captures by custody is not taken off)
+ *   and marked (class `pending` on the board's SVG)
  * @property {{ winner: Color | null, reason: string } | null} [outcome]  the game's result once it
  *   is over (the winner's colour, null for a draw; `reason` as `game_over` gives it): a board
  *   that shows whose move it is shows this instead (Khan-Tsin's centre)
@@ -86,6 +87,10 @@
  *   a move as the move list says it, for a game whose `display` is English words (games.js
  *   `movesInWords`): `move` the canonical move, `color` the name of the colour that played it
  *   (null when unknown)
+ * @property {(position: string, move: string, legal: LegalMoves) => string} [describeMove]  a
+ *   move of `legal` as the server's `moved.display` would write it, as far as the position and
+ *   the legal moves tell (Ouk Chatrang's SAN, without the check marks only the rules know); a
+ *   module without it writes moves as they are sent
  * @property {(t: Translate) => KeyItem[]} [rulesKey]  the rules page's key to the pictures
  *   (games.js `key`)
  */

@@ -251,19 +251,7 @@ export function createGrid(host, options) {
           if (press && press.dragging && press.square === name) pg.setAttribute('opacity', '0.3');
           options.drawPiece(pg, piece);
         }
-        if (sets.captured.has(name)) {
-          // Captured on by the last move (a custodian capture; a push that drove its Soldier into
-          // an enemy piece, whose square the Soldier then holds): a red cross over the square,
-          // above whatever piece stands there now.
-          svgEl('path', {
-            d: 'M22 22 L78 78 M78 22 L22 78', stroke: '#fff', 'stroke-width': 15,
-            'stroke-linecap': 'round', opacity: 0.7, 'pointer-events': 'none',
-          }, g);
-          svgEl('path', {
-            d: 'M22 22 L78 78 M78 22 L22 78', stroke: '#c0271b', 'stroke-width': 9,
-            'stroke-linecap': 'round', class: 'capture-mark', 'pointer-events': 'none',
-          }, g);
-        }
+        if (sets.captured.has(name)) captureMark(g, Boolean(piece));
         if (sets.target.has(name)) {
           if (piece) {
             svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.45, fill: 'none', stroke: targetColour, 'stroke-width': 7, class: 'hl-target' }, g);
@@ -314,6 +302,23 @@ export function createGrid(host, options) {
     const el = /** @type {SVGElement | null} */ (boardLayer.querySelector(`[data-square="${next}"]`));
     el?.setAttribute('tabindex', '0');
     el?.focus();
+  }
+
+  /**
+   * Captured on by the last move: a red cross, above whatever stands there now. An emptied square
+   * (a custodian capture) gets a large one; a square the capturer holds (Ouk Chatrang), or a push
+   * drove its Soldier onto (Khan), a small one in its corner, over the piece but not hiding it.
+   * @param {SVGElement} g
+   * @param {boolean} occupied
+   */
+  function captureMark(g, occupied) {
+    const mark = svgEl('g', { class: 'capture-mark', 'pointer-events': 'none' }, g);
+    if (occupied) {
+      svgEl('circle', { cx: 20, cy: 20, r: 15, fill: '#fff', stroke: '#c0271b', 'stroke-width': 3 }, mark);
+      svgEl('path', { d: 'M13 13 L27 27 M27 13 L13 27', stroke: '#c0271b', 'stroke-width': 5, 'stroke-linecap': 'round' }, mark);
+      return;
+    }
+    svgEl('path', { d: 'M30 30 L70 70 M70 30 L30 70', stroke: '#c0271b', 'stroke-width': 9, 'stroke-linecap': 'round', opacity: 0.8 }, mark);
   }
 
   // Ouk Chatrang's board is one colour, its squares marked by lines, as Cambodian boards are.

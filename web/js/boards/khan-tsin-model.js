@@ -189,6 +189,40 @@ export function moveSquares(pos, move) {
 }
 
 /**
+ * The position after `move` is played by `color` on `pos`, as far as drawing goes: a placement's
+ * pawn on its square, a stack move's top pawns on their landing (T-9). The turn and the phase are
+ * the server's to say: they stay as they were.
+ * @param {Position} pos
+ * @param {string} move
+ * @param {Color} color
+ * @returns {Position}
+ */
+export function play(pos, move, color) {
+  const m = parseMove(move);
+  const stacks = pos.stacks.map((stack) => [...stack]);
+  if (m?.square !== undefined) stacks[m.square].push({ color, khan: m.piece === 'K' });
+  if (m?.from !== undefined && m.direction !== undefined && m.count !== undefined) {
+    const to = landing(pos, m.from, m.direction);
+    if (to !== null) stacks[to].push(...stacks[m.from].splice(-m.count));
+  }
+  return { ...pos, stacks };
+}
+
+/**
+ * A move as the server's `moved.display` writes it: a stack move with its landing
+ * (`17:2- to 10`), anything else as written.
+ * @param {string} position
+ * @param {string} move
+ * @returns {string}
+ */
+export function describeMove(position, move) {
+  const m = parseMove(move);
+  if (m?.from === undefined || m.direction === undefined) return move;
+  const to = landing(parsePosition(position), m.from, m.direction);
+  return to === null ? move : `${move} to ${to}`;
+}
+
+/**
  * A 9-stack topped by a face-up Khan-pawn has ended the game (T-13): its colour won.
  * @param {Position} pos
  * @returns {Color | null}

@@ -3,7 +3,7 @@
 // one click (or Enter) at a time: a placement square (then pawn or Khan-pawn when both are
 // legal), or a stack, how many pawns, and where they land.
 
-import { choices, moveSquares, parsePosition, premoves, readMoves } from './khan-tsin-model.js';
+import { choices, describeMove, moveSquares, parsePosition, play, premoves, readMoves } from './khan-tsin-model.js';
 import { PAWN_FILL, TILE_FILL, crown, drawTrack, el } from './khan-tsin-draw.js';
 
 /** @typedef {import('./board.js').BoardView} BoardView */
@@ -13,7 +13,7 @@ import { PAWN_FILL, TILE_FILL, crown, drawTrack, el } from './khan-tsin-draw.js'
 /** @typedef {import('./board.js').KeyItem} KeyItem */
 /** @typedef {import('./khan-tsin-model.js').Pick} Pick */
 
-export { premoves };
+export { describeMove, premoves };
 
 /** @type {Record<string, Record<string, string>>} */
 export const strings = {
@@ -217,12 +217,14 @@ export function createBoard(host, { t, onMove, onCancel = () => {} }) {
 
   function draw() {
     if (!view) return;
+    // A move sent and not yet answered is drawn as made (by the colour on move).
+    const shown = view.pending && view.lastMove && pos.toMove ? play(pos, view.lastMove, pos.toMove) : pos;
     drawTrack(svg, {
-      pos,
+      pos: shown,
       moves,
       pick,
       choices: choices(pos, moves, pick),
-      last: moveSquares(pos, view.lastMove),
+      last: moveSquares(shown, view.lastMove),
       premove: moveSquares(pos, view.premove),
       pending: Boolean(view.pending),
       premoving: Boolean(view.premoving),

@@ -162,6 +162,40 @@ function around(square, distance = 1) {
 }
 
 /**
+ * The pieces after the move `path` (its squares) is played on `pieces` by shape alone: the
+ * piece goes to the last square; a Khan's step onto its own Soldier pushes the phalanx one square
+ * on (K-11), the last Soldier taking what stands beyond. Custodian captures (K-13) are the
+ * server's: nothing else is taken off.
+ * @param {Map<string, Piece>} pieces
+ * @param {string[]} path
+ */
+function played(pieces, path) {
+  const after = new Map(pieces);
+  const mover = after.get(path[0]);
+  const from = parseSquare(path[0]);
+  const to = parseSquare(path[path.length - 1]);
+  if (!mover || !from || !to) return after;
+  const target = after.get(path[path.length - 1]);
+  const df = to.file - from.file;
+  const dr = to.rank - from.rank;
+  if (mover.kind === 'k' && path.length === 2 && Math.max(Math.abs(df), Math.abs(dr)) === 1
+    && target?.kind === 's' && target.color === mover.color) {
+    const phalanx = [];
+    for (let n = 1; ; n++) {
+      const square = squareAt(from.file + df * n, from.rank + dr * n);
+      if (!square || after.get(square)?.kind !== 's' || after.get(square)?.color !== mover.color) break;
+      phalanx.push(square);
+    }
+    const last = parseSquare(phalanx[phalanx.length - 1]);
+    const beyond = last ? squareAt(last.file + df, last.rank + dr) : null;
+    if (beyond) after.set(beyond, { kind: 's', color: mover.color });
+  }
+  after.delete(path[0]);
+  after.set(path[path.length - 1], mover);
+  return after;
+}
+
+/**
  * The moves `color` may set ahead (BoardModule.premoves), as a tree like the server's: a Soldier
  * to any square around it (K-6) or around a friendly Khan it could be supported by, one Khan to
  * the next (K-7, K-8); a Khan to any square around it (a step or a push, K-10, K-11) or two
@@ -290,7 +324,7 @@ export function createBoard(host, { t, onMove, onCancel = () => {} }) {
   function draw() {
     if (!view) return;
     // While a jump chain is built the Khan is drawn where it has landed.
-    let pieces = board.pieces;
+    let pieces = view.pending && view.lastMove ? played(board.pieces, view.lastMove.split('-')) : board.pieces;
     const khan = inChain() ? board.pieces.get(path[0]) : undefined;
     if (khan) {
       pieces = new Map(board.pieces);

@@ -157,6 +157,83 @@ function parseFen(fen) {
   return { pieces, toMove: side === 'b' ? 'black' : 'white' };
 }
 
+/**
+ * The pieces after `uci` is played on `pieces` by shape alone: the mover goes to its square (a
+ * Trey reaching its 6th rank as the Neang it becomes, O-10), whatever stood there is taken.
+ * @param {Map<string, Piece>} pieces
+ * @param {string} uci
+ */
+function played(pieces, uci) {
+  const after = new Map(pieces);
+  const from = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const piece = after.get(from);
+  if (!piece) return after;
+  after.delete(from);
+  const promotes = piece.kind === 'p' && (uci.length > 4 || to[1] === (piece.color === 'white' ? '6' : '3'));
+  after.set(to, promotes ? { kind: 'm', color: piece.color } : piece);
+  return after;
+}
+
+/**
+ * Whether `uci` is a King's or a Neang's first-move leap (O-12, O-13), which SAN never weighs
+ * against an ordinary move.
+ * @param {Piece} piece
+ * @param {string} uci
+ */
+function isLeap(piece, uci) {
+  const from = parseSquare(uci.slice(0, 2));
+  const to = parseSquare(uci.slice(2, 4));
+  if (!from || !to || (piece.kind !== 'k' && piece.kind !== 'm')) return false;
+  if (uci.slice(0, 2) !== HOME[piece.color][piece.kind === 'k' ? 'k' : 'm']) return false;
+  const df = Math.abs(to.file - from.file);
+  const dr = Math.abs(to.rank - from.rank);
+  return piece.kind === 'k' ? df * dr === 2 : df === 0 && dr === 2;
+}
+
+/**
+ * The SAN the server writes for `uci` (src/rules/ouk_chatrang/san.rs, as Fairy-Stockfish writes
+ * it), but for its check marks: piece letters K, M, S, N, R, a pawn capture naming its file, `x`,
+ * `=M`, a piece named by file, else rank, else square when another of its kind could go there
+ * with an ordinary move (BoardModule.describeMove).
+ * @param {string} position
+ * @param {string} uci
+ * @param {import('../protocol.js').LegalMoves} legal
+ * @returns {string}
+ */
+export function describeMove(position, uci, legal) {
+  const { pieces } = parseFen(position);
+  const fromName = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const piece = pieces.get(fromName);
+  const from = parseSquare(fromName);
+  if (!piece || !from) return uci;
+  const capture = pieces.has(to);
+  let text = '';
+  if (piece.kind === 'p') {
+    if (capture) text += fromName[0];
+  } else {
+    text += piece.kind.toUpperCase();
+    if (!isLeap(piece, uci)) {
+      const rivals = (Array.isArray(legal) ? legal : [])
+        .filter((m) => m.slice(2, 4) === to && m.slice(0, 2) !== fromName)
+        .filter((m) => pieces.get(m.slice(0, 2))?.kind === piece.kind && !isLeap(piece, m))
+        .map((m) => parseSquare(m.slice(0, 2)))
+        .filter((s) => s !== null);
+      if (rivals.length > 0) {
+        if (rivals.every((s) => s.file !== from.file)) text += fromName[0];
+        else if (rivals.every((s) => s.rank !== from.rank)) text += fromName.slice(1);
+        else text += fromName;
+      }
+    }
+  }
+  if (capture) text += 'x';
+  text += to;
+  const promotes = piece.kind === 'p' && (uci.length > 4 || to[1] === (piece.color === 'white' ? '6' : '3'));
+  if (promotes) text += '=M';
+  return text;
+}
+
 const KNIGHT = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]];
 const DIAGONAL = [[1, 1], [1, -1], [-1, 1], [-1, -1]];
 const AROUND = [...DIAGONAL, [0, 1], [0, -1], [1, 0], [-1, 0]];
@@ -281,7 +358,7 @@ export function createBoard(host, { t, onMove, onCancel = () => {} }) {
     }
     const colors = view.colors || ['white', 'black'];
     grid.render({
-      pieces: board.pieces,
+      pieces: view.pending && view.lastMove ? played(board.pieces, view.lastMove) : board.pieces,
       flipped: (colors[view.orientation || 0] === 'black') !== Boolean(view.flipped),
       selected: selected ? [selected] : [],
       targets: selected ? [...targetsOf(selected).keys()] : [],

@@ -177,6 +177,7 @@ export default {
   'replay.ply': 'Move {ply} / {plies}',
   'material.khan': 'Soldiers {soldiers} · Khans {khans}',
   'material.captured': 'Took: {pieces}',
+  'material.ahead': '{points} points of material ahead',
   'notation.title': 'Key to the letters',
   'notation.ouk-chatrang': 'K King, M Neang (Met), S Khon, N Ses (Horse), R Touk (Boat), P Trey (Fish, the pawn); x takes, + check, # checkmate, =M a Trey promoted to Neang.',
   'room.spectators_one': '1 spectator watching',

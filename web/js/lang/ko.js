@@ -177,6 +177,7 @@ export default {
   'replay.ply': '{ply} / {plies}수',
   'material.khan': '병사 {soldiers} · 칸 {khans}',
   'material.captured': '잡은 말: {pieces}',
+  'material.ahead': '기물 {points}점 앞섬',
   'notation.title': '기호 풀이',
   'notation.ouk-chatrang': 'K 왕, M 니앙(멧), S 콘, N 세스(말), R 뚝(배), P 뜨레이(물고기, 졸); x 잡기, + 장군, # 외통, =M 뜨레이가 니앙으로 승격.',
   'room.spectators_one': '관전자 1명',

@@ -88,6 +88,8 @@ export class RoomCtrl {
     this.moveInFlight = false;
     /** @type {string | null} a move sent while the connection was down, until the server answers it */
     this.pendingMove = null;
+    /** @type {string} the pending move as the server's `display` would write it */
+    this.pendingDisplay = '';
     /** @type {string | null} a move set ahead while another seat is on move (see `setPremove`) */
     this.premove = null;
     /** Whether the viewer turned the board round (remembered per room). */
@@ -414,6 +416,9 @@ export class RoomCtrl {
     if (!socket || this.moveInFlight) return;
     this.moveInFlight = true;
     this.pendingMove = socket.state === 'online' ? null : move;
+    const known = legalFor(this.state, seat);
+    const describe = this.boardModule?.describeMove;
+    this.pendingDisplay = describe && known && this.state.position ? describe(this.state.position, move, known.moves) : move;
     this.state.message = null;
     this.sound.play('move');
     this.redraw();

@@ -74,6 +74,23 @@ export function renderPlayers(state, { orientation, flipped, boardModule, materi
 }
 
 /**
+ * How many points of material `seat` is ahead by: the points of the pieces it took less those
+ * the others took (games.js `pieceValues`); 0 for a game without piece values.
+ * @param {string | null} game
+ * @param {import('../../protocol.js').Material | null} material
+ * @param {number} seat
+ */
+export function materialDifference(game, material, seat) {
+  const values = gameInfo(game)?.pieceValues;
+  if (!values || !material) return 0;
+  /** @param {string | undefined} letters */
+  const points = (letters) => [...(letters ?? '').toLowerCase()].reduce((sum, letter) => sum + (values[letter] ?? 0), 0);
+  let diff = 0;
+  for (const [other, has] of Object.entries(material)) diff += Number(other) === seat ? points(has.captured) : -points(has.captured);
+  return diff;
+}
+
+/**
  * What a seat has (`.material`): Khan its Soldiers and Khans left (the last Soldier decides the
  * game), Ouk Chatrang the enemy pieces it took, drawn small (games.js `material`). From the
  * server's `material` (the room page's, the finished game's history); empty without. The
@@ -95,17 +112,44 @@ export function materialOf(state, material, seat, boardModule) {
   } else if (kind === 'captured' && typeof mine.captured === 'string') {
     const enemy = state.seats.find((s) => s.seat !== seat)?.color ?? 'black';
     const names = [];
-    for (const letter of mine.captured) {
-      names.push(t(`${state.game}.${letter.toLowerCase()}`));
-      if (!boardModule?.drawPiece) continue;
-      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-      svg.setAttribute('viewBox', '0 0 100 100');
-      svg.setAttribute('aria-hidden', 'true');
-      boardModule.drawPiece(svg, { kind: letter.toLowerCase(), color: enemy });
-      el.append(svg);
+    // One picture per kind taken, with how many when more than one: twelve pieces take at most five
+    // pictures, and a phone's bar keeps its name and clock in view.
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const letter of mine.captured.toLowerCase()) {
+      names.push(t(`${state.game}.${letter}`));
+      counts.set(letter, (counts.get(letter) ?? 0) + 1);
+    }
+    for (const [letter, count] of counts) {
+      const group = document.createElement('span');
+      group.className = 'taken';
+      group.dataset.piece = letter;
+      group.dataset.count = String(count);
+      if (boardModule?.drawPiece) {
+        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        svg.setAttribute('viewBox', '0 0 100 100');
+        svg.setAttribute('aria-hidden', 'true');
+        boardModule.drawPiece(svg, { kind: letter, color: enemy });
+        group.append(svg);
+      } else group.append(t(`${state.game}.${letter}`));
+      if (count > 1) {
+        const times = document.createElement('span');
+        times.className = 'count';
+        times.textContent = String(count);
+        group.append(times);
+      }
+      el.append(group);
     }
     el.setAttribute('aria-label', names.length ? t('material.captured', { pieces: names.join(', ') }) : '');
-    if (!boardModule?.drawPiece) el.textContent = names.join(' ');
+    const diff = materialDifference(state.game, material, seat);
+    if (diff > 0) {
+      const ahead = document.createElement('span');
+      ahead.className = 'material-diff';
+      ahead.dataset.diff = String(diff);
+      ahead.textContent = `+${diff}`;
+      ahead.title = t('material.ahead', { points: diff });
+      el.append(ahead);
+    }
   }
   return el;
 }

@@ -3,6 +3,7 @@
 
 import { t } from '../../i18n.js';
 import { $, $$, $button } from '../../dom.js';
+import { moveText } from './moves.js';
 
 /** @typedef {import('../ctrl.js').RoomCtrl} RoomCtrl */
 
@@ -28,10 +29,18 @@ export function renderReplay(ctrl) {
   }
 }
 
-/** @param {RoomCtrl} ctrl */
+/**
+ * A move sent while the connection is down: said as the move list will say it, over the board.
+ * @param {RoomCtrl} ctrl
+ */
 export function renderPending(ctrl) {
+  const { state, pendingMove } = ctrl;
   const note = $('#pending');
-  note.hidden = !ctrl.pendingMove;
-  note.textContent = ctrl.pendingMove ? t('room.pending', { move: ctrl.pendingMove }) : '';
+  note.hidden = !pendingMove;
+  const color = state.toMove === null ? null : state.seats[state.toMove]?.color ?? null;
+  const words = pendingMove
+    ? moveText({ game: state.game, moves: [pendingMove] }, ctrl.pendingDisplay, 0, color, ctrl.boardModule)
+    : '';
+  note.textContent = pendingMove ? t('room.pending', { move: words }) : '';
   $('#notation-key').hidden = !ctrl.info?.notationKey;
 }

@@ -110,6 +110,7 @@ export function renderConnection(ctrl) {
   if (ctrl.notice) {
     el.dataset.state = 'offline';
     el.textContent = t('connection.gave_up.unknown_room');
+    el.title = el.textContent;
     return;
   }
   const failed = [...ctrl.sockets.values()].find((s) => s.failure);
@@ -119,6 +120,8 @@ export function renderConnection(ctrl) {
     const key = `connection.gave_up.${failed.failure.code}`;
     el.textContent = t(key) === key ? t('connection.gave_up.other') : t(key);
   } else el.textContent = t(`connection.${state}`);
+  // On a phone only the dot shows: the words are its tooltip too.
+  el.title = el.textContent;
 }
 
 /**
