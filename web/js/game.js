@@ -10,7 +10,8 @@ import { gameInfo, loadBoardModule } from './games.js';
 import { moveText } from './room/view/moves.js';
 import { materialOf } from './room/view/players.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName } from './i18n.js';
-import { $, $$, $button, $link } from './dom.js';
+import { $, $$, $button, $link, $select } from './dom.js';
+import { setUpThemes } from './themes.js';
 
 /** @typedef {import('./protocol.js').GameRecord} GameRecord */
 /** @typedef {import('./boards/board.js').BoardModule} BoardModule */
@@ -230,8 +231,12 @@ function showGame(record, module) {
     event.preventDefault();
     show(to);
   });
+  const renameThemes = setUpThemes($select('#board-theme'), (id) => t(`theme.${id}`));
   render();
-  onLanguageChange(render);
+  onLanguageChange(() => {
+    renameThemes();
+    render();
+  });
 }
 
 /** @param {string} text */

@@ -254,9 +254,9 @@ export function createGrid(host, options) {
         if (sets.captured.has(name)) captureMark(g, Boolean(piece));
         if (sets.target.has(name)) {
           if (piece) {
-            svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.45, fill: 'none', stroke: targetColour, 'stroke-width': 7, class: 'hl-target' }, g);
+            svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.45, fill: 'none', stroke: targetColour, 'stroke-width': 7, class: 'hl-target ring' }, g);
           } else {
-            svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.16, fill: targetColour, class: 'hl-target' }, g);
+            svgEl('circle', { cx: SQ / 2, cy: SQ / 2, r: SQ * 0.16, fill: targetColour, class: 'hl-target dot' }, g);
           }
         }
         if (state.finish && state.finish.square === name) finishBadge(g, state.finish.label);

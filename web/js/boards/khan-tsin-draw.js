@@ -246,7 +246,7 @@ export function drawTrack(svg, scene, t, actions) {
     const g = el('g', { 'data-square': square, class: classes.join(' ') }, layer);
     el('title', {}, g).textContent = stackTitle(square);
     const type = pos.types[square];
-    el('path', { class: 'kt-tile', d: sectorPath(square), fill: TILE_FILL[type], stroke: '#4a160d', 'stroke-width': 1.5 }, g);
+    el('path', { class: `kt-tile kt-type-${type}`, d: sectorPath(square), fill: TILE_FILL[type], stroke: '#4a160d', 'stroke-width': 1.5 }, g);
 
     const angle = squareAngle(square);
     const local = el('g', { transform: `rotate(${angle})` }, g);

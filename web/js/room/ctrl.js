@@ -420,10 +420,12 @@ export class RoomCtrl {
     const describe = this.boardModule?.describeMove;
     this.pendingDisplay = describe && known && this.state.position ? describe(this.state.position, move, known.moves) : move;
     this.state.message = null;
+    // Out first, drawn after: a premove played on the opponent's move loses no time to drawing.
+    const answered = this.command(seat, 'move', { move, v: this.state.version });
     this.sound.play('move');
     this.redraw();
     try {
-      await this.command(seat, 'move', { move, v: this.state.version });
+      await answered;
     } finally {
       this.moveInFlight = false;
       this.pendingMove = null;

@@ -8,6 +8,7 @@
 
 import { t, onLanguageChange } from '../../i18n.js';
 import { lastName } from '../../seats.js';
+import { setUpThemes } from '../../themes.js';
 import { $, $button, $input, $select } from '../../dom.js';
 import { createBoardView } from './board.js';
 import { createChat } from './chat.js';
@@ -138,7 +139,9 @@ export function createRoomView(ctrl) {
       event.preventDefault();
       step();
     });
+    const renameThemes = setUpThemes($select('#board-theme'), (id) => t(`theme.${id}`));
     onLanguageChange(() => {
+      renameThemes();
       renderTitle(ctrl);
       renderConnection(ctrl);
       board.forget();
