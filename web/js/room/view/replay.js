@@ -42,5 +42,4 @@ export function renderPending(ctrl) {
     ? moveText({ game: state.game, moves: [pendingMove] }, ctrl.pendingDisplay, 0, color, ctrl.boardModule)
     : '';
   note.textContent = pendingMove ? t('room.pending', { move: words }) : '';
-  $('#notation-key').hidden = !ctrl.info?.notationKey;
 }

@@ -57,6 +57,9 @@ export function renderStatus(ctrl) {
   result.textContent = state.result ? resultText(ctrl, state.result) : '';
 
   $('#message').textContent = ctrl.messageText(state.message);
+  // A key to the letters of the move list, for a game whose display is in letters.
+  $('#notation-key').hidden = !ctrl.info?.notationKey;
+  if (ctrl.info?.notationKey) $('#notation-text').textContent = t(`notation.${ctrl.info.id}`);
   renderOffers(ctrl);
   renderSpectators(ctrl);
   renderTitle(ctrl);
