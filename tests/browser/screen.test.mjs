@@ -123,10 +123,11 @@ async function header(page) {
   });
 }
 
-test('phone header: one line for every game, online and offline, in English and Korean', async (t) => {
+test('the header: one line for every game, online and offline, in English and Korean, on a phone (and a desktop)', async (t) => {
   const pages = [];
-  for (const game of ['ouk-chatrang', 'khan', 'khan-tsin']) {
-    const page = await newPage(t, browser, { viewport: 'phone' });
+  // Each game on a phone, and the longest name on a desktop too.
+  for (const [game, viewport] of [['ouk-chatrang', 'phone'], ['khan', 'phone'], ['khan-tsin', 'phone'], ['ouk-chatrang', 'desktop']]) {
+    const page = await newPage(t, browser, { viewport });
     allowErrors(page, /net::ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/);
     await createRoom(page, server, { game, local: true });
     pages.push(page);

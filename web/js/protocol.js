@@ -7,7 +7,11 @@
 // Field names and optionality follow docs/protocol.md, whose examples tests/protocol_doc.rs checks
 // against the server's own types: a field the doc calls absent in some frames is optional here.
 
-/** @typedef {'ouk-chatrang' | 'khan' | 'khan-tsin'} GameId */
+/**
+ * A game's id as the server names it (`ouk-chatrang`, `khan`, `khan-tsin`); games.js lists the
+ * games this client knows, so a fourth game needs no change here.
+ * @typedef {string} GameId
+ */
 /** @typedef {'white' | 'black' | 'green' | 'blue'} Color */
 /** @typedef {'waiting' | 'playing' | 'finished'} RoomStatus */
 /** @typedef {'draw' | 'rematch' | 'takeback'} OfferKind */
