@@ -50,12 +50,19 @@ export function renderPlayers(state, { orientation, flipped, boardModule, materi
       name.textContent = info.taken ? nameOfSeat(state, info.seat) : t('room.free_seat', { color: colorName(state.game, info.color) });
       const notes = document.createElement('span');
       notes.className = 'notes';
+      /** @type {[string, string][]} each note's kind (a class) and words */
       const words = [];
-      if (state.held.has(info.seat)) words.push(t('room.you'));
-      if (info.left) words.push(t(info.timedOut || (state.clock && state.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left'));
-      // A computer player is always there: only people are online or away.
-      else if (info.taken && !info.bot) words.push(t(info.connected ? 'room.online' : 'room.away'));
-      notes.textContent = words.join(' · ');
+      if (state.held.has(info.seat)) words.push(['you', t('room.you')]);
+      if (info.left) words.push(['out', t(info.timedOut || (state.clock && state.clock.remaining[info.seat] === 0) ? 'room.out_of_time' : 'room.has_left')]);
+      // A computer player is always there: only people are online or away (a phone leaves
+      // those words to the dot).
+      else if (info.taken && !info.bot) words.push(['presence', t(info.connected ? 'room.online' : 'room.away')]);
+      notes.replaceChildren(...words.map(([kind, text], i) => {
+        const note = document.createElement('span');
+        note.className = `note ${kind}`;
+        note.textContent = i === 0 ? text : ` · ${text}`;
+        return note;
+      }));
       const dot = document.createElement('span');
       dot.className = `dot ${info.connected ? 'on' : 'off'}`;
       li.classList.toggle('near', (info.seat === orientation) !== flipped);
