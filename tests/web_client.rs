@@ -15,7 +15,9 @@
 //!
 //! `KHANATE_BROWSER_TESTS=khan` runs only the files whose names contain `khan`.
 //! `tests/js/*.test.mjs` (the client's pure modules, such as the room-state reducer) run with
-//! plain `node --test`, no browser and no server, in a test of their own.
+//! plain `node --test`, no browser and no server, in a test of their own; and TypeScript's checker
+//! reads every module of `web/js` over its JSDoc types (`tests/browser/tsconfig.json`: `allowJs`,
+//! `checkJs`, `strict`, `noEmit`), in a third.
 //! By hand, without this wrapper: `cargo build && cd tests/browser && npm ci && node --test`
 //! (the servers then use a fresh SQLite file each).
 
@@ -24,6 +26,7 @@ mod support;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
 
 /// How long one test inside a file may take (node's `--test-timeout`).
@@ -74,8 +77,13 @@ fn modified(path: &Path) -> Option<SystemTime> {
 }
 
 /// Runs `npm ci` when `node_modules` is missing or older than `package-lock.json` (npm rewrites
-/// `node_modules/.package-lock.json` on every install).
+/// `node_modules/.package-lock.json` on every install); one test at a time (two `npm ci` in one
+/// directory at once would tread on each other).
 fn install_node_modules(dir: &Path) {
+    static INSTALLING: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = INSTALLING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let installed = modified(&dir.join("node_modules/.package-lock.json"));
     let locked = modified(&dir.join("package-lock.json")).expect("tests/browser/package-lock.json");
     if installed.is_some_and(|installed| installed >= locked) {
@@ -201,6 +209,28 @@ async fn the_web_client_works_in_chromium() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every module of `web/js` passes TypeScript's checker over its JSDoc types (`tsc -p
+/// tests/browser/tsconfig.json`: `allowJs`, `checkJs`, `strict`, `noEmit`; `typescript` is a dev
+/// dependency of the browser tests). Fails with the checker's errors.
+#[test]
+fn the_web_client_type_checks() {
+    check_node();
+    let dir = browser_dir();
+    install_node_modules(&dir);
+    let output = Command::new(dir.join("node_modules/.bin/tsc"))
+        .args(["-p", "tsconfig.json", "--pretty", "false"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tests/browser/node_modules/.bin/tsc: {e}"));
+    assert!(
+        output.status.success(),
+        "tsc -p tests/browser/tsconfig.json found type errors in web/js:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// `tests/js`: the client's modules that need no browser (web/js/room-state.js), by `node --test`.

@@ -6,8 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, newPage, screenshot } from './lib/browser.mjs';
-import { eventually, playMove, resultText, roomState, twoPlayers, waitForRoom } from './lib/pages.mjs';
+import { launchBrowser, screenshot } from './lib/browser.mjs';
+import {
+  apiPost, eventually, openSeat as openSeatOf, playMove, resultText, roomState, twoPlayers, waitForRoom,
+} from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
 let server;
@@ -88,28 +90,8 @@ test('an x+y room adds the increment to the mover\'s clock', async (t) => {
   assert.ok(white > 120_000 && white <= 125_000, String(white));
 });
 
-async function post(path, body) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
-  assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
-  return response.json();
-}
-
-// Opens the room of `created` (POST /api/rooms's answer) holding `seat` with `token`, stored as
-// the home page or a join would have stored it (seats.js).
-async function openSeat(t, created, seat, token, creator) {
-  const code = created.invite_code;
-  const page = await newPage(t, browser);
-  await page.goto(`${server.url}/`);
-  await page.evaluate(({ key, entry }) => localStorage.setItem(key, JSON.stringify(entry)), {
-    key: `khanate.room.${code.toLowerCase()}`,
-    entry: { room_id: created.room_id, local: false, seats: { [seat]: token }, ...(creator ? { creator: seat } : {}) },
-  });
-  await page.goto(`${server.url}/r/${code}`);
-  await waitForRoom(page, { role: 'player' });
-  return page;
-}
+const post = (path, body) => apiPost(server, path, body);
+const openSeat = (t, created, seat, token, creator) => openSeatOf(t, browser, server, created, seat, token, { creator });
 
 // The home page offers no clock shorter than a minute: the one-second room is made through the
 // REST API (two seconds), each seat stored the way seats.js keeps it, then each page opens the room.

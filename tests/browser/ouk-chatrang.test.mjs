@@ -35,7 +35,8 @@ test('Ouk Chatrang: two players play to checkmate by clicking', async (t) => {
   const { first: white, second: black } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang', startPosition: START });
 
   // A click on a piece shows its destinations from the server's legal moves; a second click on
-  // it cancels; Black, not on move, can select nothing.
+  // it cancels; Black, not on move, may set a premove: its destinations are drawn apart, and a
+  // second click cancels it too.
   await clickSquare(white, 'b2');
   assert.deepEqual(await squaresWith(white, 'selected'), ['b2']);
   assert.deepEqual(
@@ -45,6 +46,9 @@ test('Ouk Chatrang: two players play to checkmate by clicking', async (t) => {
   await clickSquare(white, 'b2');
   assert.deepEqual(await squaresWith(white, 'selected'), []);
   assert.deepEqual(await squaresWith(white, 'target'), []);
+  await clickSquare(black, 'h8');
+  assert.deepEqual(await squaresWith(black, 'selected'), ['h8']);
+  assert.equal(await black.locator('#board svg.premoving').count(), 1);
   await clickSquare(black, 'h8');
   assert.deepEqual(await squaresWith(black, 'selected'), []);
 

@@ -83,10 +83,9 @@ test('every key the scripts and pages name literally exists', () => {
   const known = new Set(Object.keys(en));
   for (const { strings } of boards) for (const key of Object.keys(strings.en)) known.add(key);
   const used = new Map();
-  const scripts = [
-    ...readdirSync(join(web, 'js')).filter((f) => f.endsWith('.js')).map((f) => join(web, 'js', f)),
-    ...readdirSync(join(web, 'js', 'boards')).map((f) => join(web, 'js', 'boards', f)),
-  ];
+  const scripts = readdirSync(join(web, 'js'), { recursive: true })
+    .filter((f) => f.endsWith('.js') && !f.startsWith('lang'))
+    .map((f) => join(web, 'js', f));
   for (const file of scripts) {
     for (const m of readFileSync(file, 'utf8').matchAll(/\bt\('([\w.-]+)'/g)) used.set(m[1], file);
   }

@@ -1,11 +1,11 @@
-// The room-state reducer (web/js/room-state.js) over the server's frames, without a browser:
+// The room-state reducer (web/js/room/state.js) over the server's frames, without a browser:
 // run by `node --test tests/js` (tests/web_client.rs `the_room_state_reducer_passes_its_node_tests`).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   abandonClaim, applyFrame, clockLeft, clockText, createRoomState, legalFor, repetitionPossible,
-} from '../../web/js/room-state.js';
+} from '../../web/js/room/state.js';
 
 const START = 'rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1';
 const AFTER_E4 = 'rnsmksnr/8/pppppppp/8/4P3/PPPP1PPP/8/RNSKMSNR b DEde - 0 1';

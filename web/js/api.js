@@ -4,6 +4,11 @@
 // A REST error: `code` is the server's error code (`room_full`, `seat_taken`, ...), or `network`
 // when the server could not be reached at all.
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
   constructor(status, code, message) {
     super(message);
     this.status = status;
@@ -11,6 +16,12 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
 async function request(method, path, body) {
   let response;
   try {
@@ -20,7 +31,7 @@ async function request(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new ApiError(0, 'network', error.message);
+    throw new ApiError(0, 'network', error instanceof Error ? error.message : String(error));
   }
   const data = await response.json().catch(() => null);
   if (!response.ok) {
@@ -30,29 +41,48 @@ async function request(method, path, body) {
   return data;
 }
 
-// POST api/rooms: {room_id, invite_code, invite_url, seat, color, seat_token}.
+/**
+ * POST api/rooms.
+ * @param {object} body  docs/protocol.md `POST /api/rooms`
+ * @returns {Promise<import('./protocol.js').CreatedRoom>}
+ */
 export function createRoom(body) {
   return request('POST', 'api/rooms', body);
 }
 
-// POST api/rooms/{code}/join: {room_id, seat, color, seat_token}.
+/**
+ * POST api/rooms/{code}/join.
+ * @param {string} inviteCode
+ * @param {{ name?: string, seat?: number }} [body]
+ * @returns {Promise<import('./protocol.js').JoinedRoom>}
+ */
 export function joinRoom(inviteCode, body = {}) {
   return request('POST', `api/rooms/${encodeURIComponent(inviteCode)}/join`, body);
 }
 
-// GET api/rooms/{room_id or invite_code}: the room's summary.
+/**
+ * GET api/rooms/{room_id or invite_code}: the room's summary.
+ * @param {string} reference
+ * @returns {Promise<import('./protocol.js').RoomSummary>}
+ */
 export function roomSummary(reference) {
   return request('GET', `api/rooms/${encodeURIComponent(reference)}`);
 }
 
-// GET api/rooms: the public rooms waiting for players.
+/**
+ * GET api/rooms: the public rooms waiting for players.
+ * @returns {Promise<import('./protocol.js').LobbyRoom[]>}
+ */
 export async function lobby() {
   return (await request('GET', 'api/rooms')).rooms;
 }
 
-// The WebSocket endpoint, next to the pages under the same base.
-// The WebSocket URL for a room. The room in the query is only for a proxy that sends every
-// client of one room to the same node (docs/deploy/nginx-cluster.conf); the hello decides.
+/**
+ * The WebSocket URL for a room, next to the pages under the same base. The room in the query is
+ * only for a proxy that sends every client of one room to the same node
+ * (docs/deploy/nginx-cluster.conf); the hello decides.
+ * @param {string} room
+ */
 export function socketUrl(room) {
   const url = new URL('ws', document.baseURI);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -60,11 +90,15 @@ export function socketUrl(room) {
   return url.href;
 }
 
-// A room's page (its invite link) as this browser reaches the server.
+/**
+ * A room's page (its invite link) as this browser reaches the server.
+ * @param {string} inviteCode
+ */
 export function roomUrl(inviteCode) {
   return new URL(`r/${encodeURIComponent(inviteCode)}`, document.baseURI).href;
 }
 
+/** @param {string} game */
 export function rulesUrl(game) {
   return new URL(`rules/${game}`, document.baseURI).href;
 }
@@ -73,17 +107,27 @@ export function homeUrl() {
   return new URL('./', document.baseURI).href;
 }
 
-// GET api/games/{room_id}: a finished game's record (docs/protocol.md), with its history.
+/**
+ * GET api/games/{room_id}: a finished game's record (docs/protocol.md), with its history.
+ * @param {string} roomId
+ * @returns {Promise<import('./protocol.js').GameRecord>}
+ */
 export function gameRecord(roomId) {
   return request('GET', `api/games/${encodeURIComponent(roomId)}`);
 }
 
-// GET api/games?limit=N: the latest finished public games, newest first.
+/**
+ * GET api/games?limit=N: the latest finished public games, newest first.
+ * @returns {Promise<import('./protocol.js').GameSummary[]>}
+ */
 export async function recentGames(limit = 10) {
   return (await request('GET', `api/games?limit=${limit}`)).games;
 }
 
-// A finished game's page.
+/**
+ * A finished game's page.
+ * @param {string} roomId
+ */
 export function gameUrl(roomId) {
   return new URL(`g/${encodeURIComponent(roomId)}`, document.baseURI).href;
 }

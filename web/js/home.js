@@ -5,53 +5,92 @@ import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
-import { gameInfo } from './games.js';
+import { GAMES, gameInfo } from './games.js';
+import { $, $$, $button, $input, $select } from './dom.js';
 
-const $ = (selector) => document.querySelector(selector);
+/** @typedef {import('./protocol.js').Color} Color */
+
 const LOBBY_REFRESH_MS = 10_000;
-const TSIN_COLORS = ['white', 'green', 'blue'];
-// Khan-Tsin position text names the colours played by these letters (its third field).
-const TSIN_LETTERS = { w: 'white', g: 'green', b: 'blue' };
 const DEFAULT_LAYOUT = '231'.repeat(12);
 
-// The colours a Khan-Tsin room as set up in the form is played with.
-function tsinColors() {
-  return $('#players').value === '3' ? TSIN_COLORS : $('#colors').value.split(',');
+/** The chosen game's catalogue entry. */
+function chosenGame() {
+  return gameInfo($select('#game').value) ?? GAMES[0];
 }
 
-// Who the creator plays against: 'people', 'computer' or 'local' (pass-and-play).
+/**
+ * The colours a room of a game whose colours are chosen per room is played with, as the form
+ * says: every colour of its palette for the most players, else the pair chosen in `#colors`.
+ * @returns {Color[]}
+ */
+function chosenColors() {
+  const info = chosenGame();
+  if (Number($select('#players').value) >= info.palette.length) return info.palette;
+  return /** @type {Color[]} */ ($select('#colors').value.split(','));
+}
+
+/**
+ * Who the creator plays against: 'people', 'computer' or 'local' (pass-and-play).
+ * @returns {string}
+ */
 function opponent() {
-  return document.querySelector('input[name="opponent"]:checked').value;
+  return $input('input[name="opponent"]:checked').value;
 }
 
 function seatColors() {
-  const game = $('#game').value;
-  return gameInfo(game)?.colors ?? tsinColors();
+  return chosenGame().colors ?? chosenColors();
+}
+
+// The games as the catalogue lists them: the form's choice and the links to their rules.
+function listGames() {
+  const select = $select('#game');
+  const chosen = select.value;
+  select.replaceChildren(...GAMES.map((info) => new Option(t(`game.${info.id}`), info.id)));
+  select.value = gameInfo(chosen) ? chosen : GAMES[0].id;
+  $('#rules-links').replaceChildren(...GAMES.map((info) => {
+    const li = document.createElement('li');
+    const link = document.createElement('a');
+    link.href = `rules/${info.id}`;
+    link.textContent = t(`game.${info.id}`);
+    li.append(link);
+    return li;
+  }));
 }
 
 // Shows the fields of the chosen game and offers its seats.
 function refreshForm() {
-  const game = $('#game').value;
-  const tsin = game === 'khan-tsin';
-  for (const el of document.querySelectorAll('.tsin-only')) el.hidden = !tsin;
-  for (const el of document.querySelectorAll('.two-players')) el.hidden = !tsin || $('#players').value !== '2';
+  const info = chosenGame();
+  const game = info.id;
+  const players = $select('#players');
+  const wanted = info.players.map(String);
+  if ([...players.options].map((o) => o.value).join() !== wanted.join()) {
+    const previous = players.value;
+    players.replaceChildren(...wanted.map((n) => new Option(n, n)));
+    players.value = wanted.includes(previous) ? previous : wanted[0];
+  }
+  for (const el of $$('.choose-players')) el.hidden = info.players.length < 2;
+  for (const el of $$('.choose-colors')) {
+    el.hidden = info.colors !== null || Number(players.value) >= info.palette.length;
+  }
+  for (const el of $$('.choose-layout')) el.hidden = !info.layout;
   const against = opponent();
   // A pass-and-play table has no chat; it and a game against the computer invite nobody, so
   // they are private.
-  $('#spectator-chat-option').closest('label').hidden = against === 'local';
+  const chatOption = $input('#spectator-chat-option').closest('label');
+  if (chatOption) chatOption.hidden = against === 'local';
   $('#visibility-field').hidden = against !== 'people';
-  for (const el of document.querySelectorAll('.computer-only')) el.hidden = against !== 'computer';
-  for (const el of document.querySelectorAll('.local-only')) el.hidden = against !== 'local';
-  document.querySelector('.clock-custom').hidden = $('#clock').value !== 'custom';
+  for (const el of $$('.computer-only')) el.hidden = against !== 'computer';
+  for (const el of $$('.local-only')) el.hidden = against !== 'local';
+  $('.clock-custom').hidden = $select('#clock').value !== 'custom';
   $('#game-blurb').textContent = t(`game.${game}.blurb`);
-  const seat = $('#seat');
+  const seat = $select('#seat');
   const previous = seat.value;
   seat.replaceChildren(new Option(t('home.seat_random'), 'random'));
   for (const color of seatColors()) seat.add(new Option(colorName(game, color), color));
   seat.value = [...seat.options].some((o) => o.value === previous) ? previous : 'random';
 }
 
-// Twelve of each square type, shuffled (Fisher-Yates).
+/** Twelve of each square type, shuffled (Fisher-Yates). */
 function randomLayout() {
   const digits = [...'1'.repeat(12), ...'2'.repeat(12), ...'3'.repeat(12)];
   for (let i = digits.length - 1; i > 0; i--) {
@@ -61,18 +100,20 @@ function randomLayout() {
   return digits.join('');
 }
 
+/** @param {string} layout */
 function validLayout(layout) {
   return /^[123]{36}$/.test(layout) && ['1', '2', '3'].every((d) => layout.split(d).length - 1 === 12);
 }
 
 // The time control chosen: null (no clock) or {initial_s, increment_s} (Fischer: minutes each,
 // seconds added after every move), from a preset `initial+increment` or the custom fields.
+/** @returns {{ initial_s: number, increment_s: number } | null} */
 function clockRequest() {
-  const choice = $('#clock').value;
+  const choice = $select('#clock').value;
   if (!choice) return null;
   if (choice === 'custom') {
-    const minutes = Number($('#clock-minutes').value);
-    const increment = Number($('#clock-increment').value);
+    const minutes = Number($input('#clock-minutes').value);
+    const increment = Number($input('#clock-increment').value);
     if (!Number.isInteger(minutes) || minutes < 1 || minutes > 180
       || !Number.isInteger(increment) || increment < 0 || increment > 180) {
       throw new Error('home.bad_clock');
@@ -83,51 +124,80 @@ function clockRequest() {
   return { initial_s: initial, increment_s: increment };
 }
 
-// The colours of the requested room's seats, in seat order: a Khan-Tsin start position names
-// the colours played itself.
+/**
+ * The room the form asks for (docs/protocol.md `POST /api/rooms`).
+ * @typedef {object} CreateBody
+ * @property {string} game
+ * @property {string} visibility
+ * @property {string | number} seat
+ * @property {string} [name]
+ * @property {number} [seats]
+ * @property {{ initial_s: number, increment_s: number }} [clock]
+ * @property {{ seat: number, level: number }[]} [bots]
+ * @property {{ spectator_chat?: boolean, start_position?: string, colors?: Color[], layout?: string }} options
+ */
+
+/**
+ * The colours of the requested room's seats, in seat order: fixed by the game, or chosen in the
+ * form, or named by a start position's third field (Khan-Tsin: the colours played, by letter).
+ * @param {CreateBody} body
+ * @returns {Color[]}
+ */
 function requestColors(body) {
-  if (gameInfo(body.game)?.colors) return gameInfo(body.game).colors;
+  const info = gameInfo(body.game);
+  if (info?.colors) return info.colors;
   const start = body.options.start_position;
-  if (!start) return body.options.colors;
-  return [...(start.split(/\s+/)[2] ?? '')].map((letter) => TSIN_LETTERS[letter]);
+  if (!start) return body.options.colors ?? [];
+  const letters = info?.colorLetters ?? {};
+  return [...(start.split(/\s+/)[2] ?? '')].map((letter) => letters[letter]);
 }
 
 // Against the computer: the creator takes the chosen colour's seat (or one drawn here, since the
 // bots' seats depend on it) and a bot of the chosen level every other seat. A colour the room
 // does not seat is left to the server, which refuses it as it would without bots.
+/** @param {CreateBody} body */
 function seatBots(body) {
   const colors = requestColors(body);
-  const mine = body.seat === 'random' ? Math.floor(Math.random() * colors.length) : colors.indexOf(body.seat);
-  const level = Number($('#bot-level').value);
+  const mine = body.seat === 'random'
+    ? Math.floor(Math.random() * colors.length)
+    : colors.indexOf(/** @type {Color} */ (body.seat));
+  const level = Number($select('#bot-level').value);
   body.bots = colors.flatMap((_, seat) => (seat === mine ? [] : [{ seat, level }]));
   if (mine >= 0) body.seat = mine;
 }
 
-// The create request the form describes, or throws an Error whose message is a string key.
+/**
+ * The create request the form describes, or throws an Error whose message is a string key.
+ * @returns {CreateBody}
+ */
 function createRequest() {
-  const game = $('#game').value;
+  const info = chosenGame();
+  const game = info.id;
   const against = opponent();
   const local = against === 'local';
-  const name = $('#name').value.trim();
-  const startPosition = $('#start-position').value.trim();
+  const name = $input('#name').value.trim();
+  const startPosition = $input('#start-position').value.trim();
+  /** @type {CreateBody} */
   const body = {
     game,
-    visibility: against === 'people' ? $('#visibility').value : 'private',
-    seat: local ? 0 : $('#seat').value,
+    visibility: against === 'people' ? $select('#visibility').value : 'private',
+    seat: local ? 0 : $select('#seat').value,
     options: {},
   };
   if (name) body.name = name;
   const clock = clockRequest();
   if (clock) body.clock = clock;
   // Spectators may chat unless the creator says otherwise (a pass-and-play table has no chat).
-  if (!local) body.options.spectator_chat = $('#spectator-chat-option').checked;
+  if (!local) body.options.spectator_chat = $input('#spectator-chat-option').checked;
   if (startPosition) {
     // A start position fixes the players, colours and layout itself.
     body.options.start_position = startPosition;
-  } else if (game === 'khan-tsin') {
-    body.seats = Number($('#players').value);
-    body.options.colors = tsinColors();
-    const layout = $('#layout').value.trim();
+  } else if (info.colors === null) {
+    body.seats = Number($select('#players').value);
+    body.options.colors = chosenColors();
+  }
+  if (!startPosition && info.layout) {
+    const layout = $input('#layout').value.trim();
     if (layout) {
       if (!validLayout(layout)) throw new Error('home.bad_layout');
       body.options.layout = layout;
@@ -137,6 +207,7 @@ function createRequest() {
   return body;
 }
 
+/** @param {SubmitEvent} event */
 async function create(event) {
   event.preventDefault();
   const error = $('#create-error');
@@ -145,12 +216,12 @@ async function create(event) {
   try {
     body = createRequest();
   } catch (problem) {
-    error.textContent = t(problem.message);
+    error.textContent = t(problem instanceof Error ? problem.message : String(problem));
     return;
   }
   const local = opponent() === 'local';
   rememberName(body.name);
-  $('#create').disabled = true;
+  $button('#create').disabled = true;
   try {
     const created = await createRoom(body);
     const code = created.invite_code;
@@ -158,8 +229,8 @@ async function create(event) {
     if (local) await takeEverySeat(code);
     location.href = roomUrl(code);
   } catch (problem) {
-    error.textContent = errorText(problem);
-    $('#create').disabled = false;
+    error.textContent = errorText(/** @type {import('./api.js').ApiError} */ (problem));
+    $button('#create').disabled = false;
   }
 }
 
@@ -170,13 +241,14 @@ async function refreshLobby() {
   try {
     rooms = await lobby();
   } catch (problem) {
-    $('#lobby-error').textContent = errorText(problem);
+    $('#lobby-error').textContent = errorText(/** @type {import('./api.js').ApiError} */ (problem));
     return;
   }
   list.replaceChildren(...rooms.map(lobbyEntry));
   $('#lobby-empty').hidden = rooms.length > 0;
 }
 
+/** @param {import('./protocol.js').LobbyRoom} room */
 function lobbyEntry(room) {
   const li = document.createElement('li');
   const link = document.createElement('a');
@@ -194,33 +266,39 @@ function lobbyEntry(room) {
   return li;
 }
 
+/**
+ * @param {string} code
+ * @param {HTMLButtonElement} button
+ */
 async function joinFromLobby(code, button) {
   button.disabled = true;
-  const name = $('#name').value.trim();
+  const name = $input('#name').value.trim();
   rememberName(name);
   try {
     const joined = await joinRoom(code, name ? { name } : {});
     keepSeat(code, joined.room_id, joined.seat, joined.seat_token);
     location.href = roomUrl(code);
   } catch (problem) {
-    $('#lobby-error').textContent = errorText(problem);
+    $('#lobby-error').textContent = errorText(/** @type {import('./api.js').ApiError} */ (problem));
     refreshLobby();
   }
 }
 
 setUpLanguage();
-$('#name').value = lastName();
+listGames();
+$input('#name').value = lastName();
 refreshForm();
 for (const id of ['#game', '#players', '#colors', '#opponents', '#clock']) $(id).addEventListener('change', refreshForm);
 $('#random-layout').addEventListener('click', () => {
-  $('#layout').value = randomLayout();
+  $input('#layout').value = randomLayout();
 });
-$('#layout').placeholder = DEFAULT_LAYOUT;
+$input('#layout').placeholder = DEFAULT_LAYOUT;
 $('#create-form').addEventListener('submit', create);
 $('#refresh-lobby').addEventListener('click', refreshLobby);
 $('#refresh-recent').addEventListener('click', refreshRecent);
 refreshRecent();
 onLanguageChange(() => {
+  listGames();
   refreshForm();
   refreshLobby();
 });

@@ -7,15 +7,19 @@
 
 import en from './lang/en.js';
 import ko from './lang/ko.js';
+import { gameInfo } from './games.js';
 
 export const LANGUAGES = ['en', 'ko'];
 const STORAGE_KEY = 'khanate.lang';
+/** @type {Record<string, Record<string, string>>} */
 const tables = { en: { ...en }, ko: { ...ko } };
+/** @type {((lang: string) => void)[]} */
 const listeners = [];
 
+/** @returns {string} */
 function chosenLanguage() {
   const stored = localStorage.getItem(STORAGE_KEY);
-  if (LANGUAGES.includes(stored)) return stored;
+  if (stored !== null && LANGUAGES.includes(stored)) return stored;
   for (const tag of navigator.languages ?? [navigator.language]) {
     const base = String(tag).toLowerCase().split('-')[0];
     if (LANGUAGES.includes(base)) return base;
@@ -29,35 +33,50 @@ export function language() {
   return current;
 }
 
+/**
+ * The text of `key` in the page's language, `{name}` replaced by `params.name`.
+ * @param {string} key
+ * @param {Record<string, string | number>} [params]
+ * @returns {string}
+ */
 export function t(key, params = {}) {
   const text = tables[current][key] ?? tables.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
-// Registers more strings ({en: {key: text}, ko: {...}}), e.g. a board module's own.
+/**
+ * Registers more strings ({en: {key: text}, ko: {...}}), e.g. a board module's own.
+ * @param {Record<string, Record<string, string>>} strings
+ */
 export function addStrings(strings) {
   for (const [lang, table] of Object.entries(strings)) {
     tables[lang] = { ...(tables[lang] ?? {}), ...table };
   }
 }
 
-// Translates every marked element under `root`.
+/**
+ * Translates every marked element under `root`.
+ * @param {ParentNode} [root]
+ */
 export function translate(root = document) {
   document.documentElement.lang = current;
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.getAttribute('data-i18n') ?? '');
   for (const attribute of ['placeholder', 'title', 'aria-label']) {
-    const data = `i18n${attribute.replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}`;
     for (const el of root.querySelectorAll(`[data-i18n-${attribute}]`)) {
-      el.setAttribute(attribute, t(el.dataset[data]));
+      el.setAttribute(attribute, t(el.getAttribute(`data-i18n-${attribute}`) ?? ''));
     }
   }
 }
 
-// Called after every change of language, to redraw what translate() cannot reach.
+/**
+ * Called after every change of language, to redraw what translate() cannot reach.
+ * @param {(lang: string) => void} listener
+ */
 export function onLanguageChange(listener) {
   listeners.push(listener);
 }
 
+/** @param {string} lang */
 export function setLanguage(lang) {
   if (!LANGUAGES.includes(lang)) return;
   current = lang;
@@ -68,7 +87,7 @@ export function setLanguage(lang) {
 
 // Wires the page's #lang switch and translates the page once.
 export function setUpLanguage() {
-  const select = document.querySelector('#lang');
+  const select = /** @type {HTMLSelectElement | null} */ (document.querySelector('#lang'));
   if (select) {
     select.value = current;
     select.addEventListener('change', () => setLanguage(select.value));
@@ -76,13 +95,20 @@ export function setUpLanguage() {
   translate();
 }
 
-// A seat colour's name: Khan-Tsin's pawns are named by their colour, the other games' sides as
-// White and Black.
+/**
+ * A seat colour's name: a game whose colours are its own (Khan-Tsin's pawns) names them so, the
+ * others name the sides White and Black (games.js `ownColorNames`).
+ * @param {string | null} game
+ * @param {string} color
+ */
 export function colorName(game, color) {
-  return t(game === 'khan-tsin' ? `color.khan-tsin.${color}` : `color.${color}`);
+  return t(gameInfo(game)?.ownColorNames ? `color.${game}.${color}` : `color.${color}`);
 }
 
-// A failed REST call (api.js ApiError) or refused command, for people.
+/**
+ * A failed REST call (api.js ApiError) or refused command, for people.
+ * @param {{ code: string, message: string }} problem
+ */
 export function errorText(problem) {
   const key = `error.${problem.code}`;
   const text = t(key, { message: problem.message });

@@ -5,9 +5,14 @@
 import { gameUrl, recentGames } from './api.js';
 import { t, colorName, errorText, onLanguageChange } from './i18n.js';
 
-const $ = (selector) => document.querySelector(selector);
+import { $ } from './dom.js';
 
-// "Dara (White) – Sok (Black)" for a finished game's players.
+/** @typedef {import('./protocol.js').GameSummary} GameSummary */
+
+/**
+ * "Dara (White) – Sok (Black)" for a finished game's players.
+ * @param {GameSummary} game
+ */
 function playersText(game) {
   return game.players
     .map((p) => {
@@ -17,6 +22,7 @@ function playersText(game) {
     .join(' – ');
 }
 
+/** @param {GameSummary} game */
 function resultText(game) {
   const { winner, reason } = game.result;
   const why = t(`reason.${reason}`);
@@ -26,6 +32,7 @@ function resultText(game) {
   return t('room.winner', { player: player?.name ? t('room.player_named', { color: name, name: player.name }) : name, reason: why });
 }
 
+/** @param {GameSummary} game */
 function entry(game) {
   const li = document.createElement('li');
   li.dataset.room = game.room_id;
@@ -39,6 +46,7 @@ function entry(game) {
   return li;
 }
 
+/** @type {GameSummary[]} */
 let games = [];
 
 function render() {
@@ -51,13 +59,16 @@ export async function refreshRecent() {
   try {
     games = await recentGames(10);
   } catch (problem) {
-    $('#recent-error').textContent = errorText(problem);
+    $('#recent-error').textContent = errorText(/** @type {import('./api.js').ApiError} */ (problem));
     return;
   }
   render();
 }
 
-// A lobby room's creator and clock, e.g. "by Dara · 5 min + 3 s".
+/**
+ * A lobby room's creator and clock, e.g. "by Dara · 5 min + 3 s".
+ * @param {import('./protocol.js').LobbyRoom} room
+ */
 export function lobbyMeta(room) {
   const parts = [];
   if (room.creator_name) parts.push(t('home.lobby_by', { name: room.creator_name }));

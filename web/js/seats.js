@@ -10,36 +10,61 @@ import { joinRoom, roomSummary } from './api.js';
 const PREFIX = 'khanate.room.';
 const NAME_KEY = 'khanate.name';
 
+/**
+ * What localStorage keeps per room.
+ * @typedef {{ room_id: string, local?: boolean, seats: Record<string, string>, creator?: number }} SeatEntry
+ */
+
+/** @param {string} inviteCode */
 function key(inviteCode) {
   return PREFIX + inviteCode.toLowerCase();
 }
 
+/**
+ * @param {string} inviteCode
+ * @returns {SeatEntry | null}
+ */
 function read(inviteCode) {
   try {
-    return JSON.parse(localStorage.getItem(key(inviteCode))) ?? null;
+    return JSON.parse(localStorage.getItem(key(inviteCode)) ?? 'null');
   } catch {
     return null;
   }
 }
 
+/**
+ * @param {string} inviteCode
+ * @param {SeatEntry} entry
+ */
 function write(inviteCode, entry) {
   localStorage.setItem(key(inviteCode), JSON.stringify(entry));
 }
 
 // {roomId, local, creator, seats: Map seat -> token} for this room (no seats when none is held;
 // creator: the creator's seat when this browser holds it, else null).
+/**
+ * @param {string} inviteCode
+ * @returns {{ roomId: string | null, local: boolean, creator: number | null, seats: Map<number, string> }}
+ */
 export function heldSeats(inviteCode) {
   const entry = read(inviteCode);
   return {
     roomId: entry?.room_id ?? null,
     local: Boolean(entry?.local),
-    creator: Number.isInteger(entry?.creator) ? entry.creator : null,
+    creator: typeof entry?.creator === 'number' && Number.isInteger(entry.creator) ? entry.creator : null,
     seats: new Map(Object.entries(entry?.seats ?? {}).map(([seat, token]) => [Number(seat), token])),
   };
 }
 
 // Remembers the token of a seat just taken; `local` when it belongs to a pass-and-play room,
 // `creator` when this seat created the room.
+/**
+ * @param {string} inviteCode
+ * @param {string} roomId
+ * @param {number} seat
+ * @param {string} token
+ * @param {{ local?: boolean, creator?: boolean }} [options]
+ */
 export function keepSeat(inviteCode, roomId, seat, token, { local = false, creator = false } = {}) {
   const entry = read(inviteCode) ?? { room_id: roomId, local, seats: {} };
   entry.room_id = roomId;
@@ -49,7 +74,11 @@ export function keepSeat(inviteCode, roomId, seat, token, { local = false, creat
   write(inviteCode, entry);
 }
 
-// Forgets a seat whose token the server no longer knows (close 4003).
+/**
+ * Forgets a seat whose token the server no longer knows (close 4003).
+ * @param {string} inviteCode
+ * @param {number} seat
+ */
 export function forgetSeat(inviteCode, seat) {
   const entry = read(inviteCode);
   if (!entry) return;
@@ -64,11 +93,15 @@ export function lastName() {
   return localStorage.getItem(NAME_KEY) ?? '';
 }
 
+/** @param {string | undefined} name */
 export function rememberName(name) {
   if (name) localStorage.setItem(NAME_KEY, name);
 }
 
-// Pass-and-play: this browser takes every seat still free in a room it holds a seat of.
+/**
+ * Pass-and-play: this browser takes every seat still free in a room it holds a seat of.
+ * @param {string} inviteCode
+ */
 export async function takeEverySeat(inviteCode) {
   const summary = await roomSummary(inviteCode);
   for (const seat of summary.seats.filter((s) => !s.taken)) {

@@ -20,6 +20,25 @@
 
 import { socketUrl } from './api.js';
 
+/** @typedef {import('./protocol.js').ServerFrame} ServerFrame */
+/** @typedef {'connecting' | 'online' | 'offline'} SocketState */
+
+/**
+ * @typedef {object} RoomSocketOptions
+ * @property {string} room  the room id the hello names
+ * @property {string | null} [token]  the seat's token (none: a spectator)
+ * @property {string | null} [name]  a spectator's name for the spectators' chat
+ * @property {string} [route]  what the URL's ?room= names (the room by default)
+ * @property {() => boolean} [resumeFromSnapshot]
+ * @property {(frame: ServerFrame) => void} onFrame
+ * @property {(socket: RoomSocket) => void} onState
+ */
+
+/**
+ * A command sent and not yet answered.
+ * @typedef {{ frame: { t: string, cid: string, d: object }, resolve: (d: any) => void, reject: (error: Error) => void }} PendingCommand
+ */
+
 // Close codes after which trying again cannot help: a bad hello, no such room, a token the room
 // does not know, a client that sends what the server refuses.
 const GIVE_UP = new Map([
@@ -46,6 +65,7 @@ const pageId = Math.random().toString(36).slice(2, 10);
 let commands = 0;
 
 export class RoomSocket {
+  /** @param {RoomSocketOptions} options */
   constructor({ room, token = null, name = null, route = room, resumeFromSnapshot = () => false, onFrame, onState }) {
     this.room = room;
     this.route = route;
@@ -54,17 +74,28 @@ export class RoomSocket {
     this.name = name;
     this.onFrame = onFrame;
     this.onState = onState;
+    /** @type {SocketState} */
     this.state = 'connecting';
+    /** @type {{ code: string } | null} */
     this.failure = null;
+    /** @type {number | null} */
     this.retryAt = null;
+    /** @type {number | null} */
     this.lastV = null;
+    /** @type {Map<string, PendingCommand>} */
     this.pending = new Map();
     this.attempts = 0;
+    /** @type {WebSocket | null} */
     this.ws = null;
-    this.timer = null;
-    this.heartbeat = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.heartbeat = undefined;
+    /** @type {string | null} the code of the hello's `error` frame, if one came */
+    this.error = null;
     // When the last ping went out (ms epoch; null: none yet on this connection), and whether any
     // frame arrived after it.
+    /** @type {number | null} */
     this.pingAt = null;
     this.heardSincePing = false;
     this.closing = false;
@@ -84,6 +115,7 @@ export class RoomSocket {
     const ws = new WebSocket(socketUrl(this.route));
     this.ws = ws;
     ws.onopen = () => {
+      /** @type {{ protocol: number, room: string, token?: string, name?: string, last_v?: number }} */
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
       else if (this.name) hello.name = this.name;
@@ -98,6 +130,7 @@ export class RoomSocket {
     };
   }
 
+  /** @param {ServerFrame} frame */
   receive(frame) {
     this.heardSincePing = true;
     switch (frame.t) {
@@ -106,7 +139,7 @@ export class RoomSocket {
         this.setState('online');
         this.startHeartbeat();
         this.onFrame(frame);
-        for (const { frame: command } of this.pending.values()) this.ws.send(JSON.stringify(command));
+        for (const { frame: command } of this.pending.values()) this.ws?.send(JSON.stringify(command));
         return;
       case 'ack':
         return this.settle(frame.d.cid, (p) => p.resolve(frame.d));
@@ -123,7 +156,7 @@ export class RoomSocket {
       case 'pong':
         return;
       case 'snapshot':
-        this.lastV = frame.v;
+        this.lastV = frame.v ?? null;
         this.onFrame(frame);
         return;
       default:
@@ -142,6 +175,10 @@ export class RoomSocket {
     }
   }
 
+  /**
+   * @param {string} cid
+   * @param {(pending: PendingCommand) => void} how
+   */
   settle(cid, how) {
     const pending = this.pending.get(cid);
     if (!pending) return;
@@ -149,6 +186,12 @@ export class RoomSocket {
     how(pending);
   }
 
+  /**
+   * Sends a command; resolves with the ack's `d`, rejects with an Error carrying the reject's code.
+   * @param {string} type
+   * @param {object} [d]
+   * @returns {Promise<any>}
+   */
   send(type, d = {}) {
     const cid = `${pageId}-${++commands}`;
     const frame = { t: type, cid, d };
@@ -158,16 +201,17 @@ export class RoomSocket {
         return;
       }
       this.pending.set(cid, { frame, resolve, reject });
-      if (this.state === 'online') this.ws.send(JSON.stringify(frame));
+      if (this.state === 'online') this.ws?.send(JSON.stringify(frame));
     });
   }
 
+  /** @param {number} code */
   dropped(code) {
     this.stopHeartbeat();
     this.ws = null;
     if (this.closing) return;
     if (GIVE_UP.has(code)) {
-      this.failure = { code: this.error ?? GIVE_UP.get(code) };
+      this.failure = { code: this.error ?? GIVE_UP.get(code) ?? 'bad_message' };
       for (const pending of this.pending.values()) {
         pending.reject(Object.assign(new Error(this.failure.code), { code: this.failure.code }));
       }
@@ -216,9 +260,10 @@ export class RoomSocket {
 
   stopHeartbeat() {
     clearInterval(this.heartbeat);
-    this.heartbeat = null;
+    this.heartbeat = undefined;
   }
 
+  /** @param {SocketState} state */
   setState(state) {
     this.state = state;
     this.onState(this);

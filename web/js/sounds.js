@@ -7,7 +7,12 @@
 //   sound.on                        // whether sounds play
 
 const KEY = 'khanate.sound';
-// Each sound: tones of [frequency Hz, start s, length s].
+/** @typedef {'move' | 'capture' | 'check' | 'low'} SoundName */
+
+/**
+ * Each sound: tones of [frequency Hz, start s, length s].
+ * @type {Record<SoundName, [number, number, number][]>}
+ */
 const TONES = {
   move: [[520, 0, 0.07]],
   capture: [[330, 0, 0.08], [250, 0.07, 0.1]],
@@ -23,8 +28,18 @@ function stored() {
   }
 }
 
+/**
+ * @typedef {object} Sounds
+ * @property {boolean} on
+ * @property {(name: SoundName) => void} play
+ * @property {(on: boolean) => void} set
+ */
+
+/** @returns {Sounds} */
 export function createSounds() {
+  /** @type {AudioContext | null} */
   let context = null;
+  /** @type {Sounds} */
   const sound = {
     on: stored(),
     play(name) {

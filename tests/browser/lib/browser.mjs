@@ -3,7 +3,7 @@
 //   const browser = await launchBrowser();             // once per test file, in `before`
 //   const page = await newPage(t, browser, { viewport: 'phone', locale: 'ko-KR' });
 //       // a page in a context of its own (its own localStorage, so its own seat tokens);
-//       // viewport 'desktop' (1280x800, the default) or 'phone' (390x844, touch), locale
+//       // viewport 'desktop' (1366x900, the default) or 'phone' (390x844, touch), locale
 //       // 'en-US' by default (the pages take their language from the browser). When test `t`
 //       // ends the test fails if the page logged a console error or threw (see allowErrors), a
 //       // screenshot of each of its pages goes to <artifacts>/end/<test>-<n>.png and the
@@ -25,7 +25,7 @@ import { artifactsDir } from './server.mjs';
 const executablePath = process.env.KHANATE_CHROMIUM || '/usr/bin/chromium';
 
 export const viewports = {
-  desktop: { viewport: { width: 1280, height: 800 } },
+  desktop: { viewport: { width: 1366, height: 900 } },
   phone: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
 };
 

@@ -46,6 +46,12 @@
 //       // page; resolves once both pages show the game started.
 //   await pieceOn(page, 'e6')            // 1 when a square board shows a piece there, else 0
 //
+// Rooms made through the REST API (what the home page cannot make: a two-second clock):
+//   const created = await apiPost(server, '/api/rooms', { game: 'khan', clock: {...} });
+//   const page = await openSeat(t, browser, server, created, created.seat, created.seat_token,
+//                               { creator: true, viewport: 'phone' });
+//       // opens the room holding `seat` with `token`, stored as seats.js keeps it
+//
 // Anything else:
 //   const list = await eventually(() => moveList(spectator), (l) => l.length === 5);
 //       // polls until the check holds (or 15 s), returns the last value: assert on it
@@ -240,4 +246,25 @@ export async function twoPlayers(t, browser, server, options) {
 
 export async function pieceOn(page, square) {
   return page.locator(`#board [data-square="${square}"] .piece`).count();
+}
+
+export async function apiPost(server, path, body) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+export async function openSeat(t, browser, server, created, seat, token, { creator = false, viewport } = {}) {
+  const code = created.invite_code;
+  const page = await newPage(t, browser, { viewport });
+  await page.goto(`${server.url}/`);
+  await page.evaluate(({ key, entry }) => localStorage.setItem(key, JSON.stringify(entry)), {
+    key: `khanate.room.${code.toLowerCase()}`,
+    entry: { room_id: created.room_id, local: false, seats: { [seat]: token }, ...(creator ? { creator: seat } : {}) },
+  });
+  await page.goto(`${server.url}/r/${code}`);
+  await waitForRoom(page, { role: 'player' });
+  return page;
 }

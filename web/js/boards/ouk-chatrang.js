@@ -2,7 +2,13 @@
 // a move built by clicking (or dragging) a piece then one of its highlighted destinations.
 // Positions are FENs (docs/rules/ouk-chatrang.md O-2..O-5), moves UCI (`e3e4`, `g5g6m`).
 
-import { createGrid, svgEl } from './grid.js';
+import { createGrid, parseSquare, svgEl } from './grid.js';
+
+/** @typedef {import('./board.js').BoardView} BoardView */
+/** @typedef {import('./board.js').BoardOptions} BoardOptions */
+/** @typedef {import('./board.js').Board} Board */
+/** @typedef {import('./grid.js').Piece} Piece */
+/** @typedef {import('../protocol.js').Color} Color */
 
 export const strings = {
   en: {
@@ -35,6 +41,7 @@ export const strings = {
   },
 };
 
+/** @type {import('./grid.js').GridTheme} */
 const THEME = {
   // One colour with lines, as Cambodian boards are drawn.
   light: '#e9c98f',
@@ -51,6 +58,7 @@ const THEME = {
   lastLine: '#c9a227',
 };
 
+/** @type {Record<string, { fill: string, stroke: string, detail: string }>} */
 const SIDES = {
   white: { fill: '#fbf4e2', stroke: '#2a1c10', detail: '#2a1c10' },
   black: { fill: '#2a231f', stroke: '#0c0907', detail: '#e8d6ae' },
@@ -58,6 +66,7 @@ const SIDES = {
 
 // Each piece in a 100x100 square: filled outline paths, detail strokes inside them in the contrast
 // colour, spires outside them in the outline colour (seen against the board).
+/** @type {Record<string, { body: string[], detail: string[], spire?: string[], dot?: number[] }>} */
 const SHAPES = {
   // King: a crown with three points and a spire topped by a cross.
   k: {
@@ -97,7 +106,12 @@ const SHAPES = {
   },
 };
 
-// Also drawn by the rules page's key to the pieces (rules.js), in a 100x100 viewBox.
+/**
+ * Draws a piece in a 100x100 box: the board's squares, the captured material of the players'
+ * bars, and the rules page's key to the pieces (rules.js).
+ * @param {SVGElement} parent
+ * @param {Piece} piece
+ */
 export function drawPiece(parent, piece) {
   const side = SIDES[piece.color];
   const shape = SHAPES[piece.kind];
@@ -119,10 +133,15 @@ export function drawPiece(parent, piece) {
   }
 }
 
-// The FEN's board and side to move. A `~` after a Neang marks a promoted pawn (input only; the
-// server writes plain `M`): it is drawn as the Neang it is.
+/**
+ * The FEN's board and side to move. A `~` after a Neang marks a promoted pawn (input only; the
+ * server writes plain `M`): it is drawn as the Neang it is.
+ * @param {string} fen
+ * @returns {{ pieces: Map<string, Piece>, toMove: Color }}
+ */
 function parseFen(fen) {
   const [placement, side] = fen.trim().split(/\s+/);
+  /** @type {Map<string, Piece>} */
   const pieces = new Map();
   placement.split('/').forEach((row, i) => {
     const rank = 8 - i;
@@ -138,17 +157,152 @@ function parseFen(fen) {
   return { pieces, toMove: side === 'b' ? 'black' : 'white' };
 }
 
-export function createBoard(host, { t, onMove }) {
+/**
+ * The pieces after `uci` is played on `pieces` by shape alone: the mover goes to its square (a
+ * Trey reaching its 6th rank as the Neang it becomes, O-10), whatever stood there is taken.
+ * @param {Map<string, Piece>} pieces
+ * @param {string} uci
+ */
+function played(pieces, uci) {
+  const after = new Map(pieces);
+  const from = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const piece = after.get(from);
+  if (!piece) return after;
+  after.delete(from);
+  const promotes = piece.kind === 'p' && (uci.length > 4 || to[1] === (piece.color === 'white' ? '6' : '3'));
+  after.set(to, promotes ? { kind: 'm', color: piece.color } : piece);
+  return after;
+}
+
+/**
+ * Whether `uci` is a King's or a Neang's first-move leap (O-12, O-13), which SAN never weighs
+ * against an ordinary move.
+ * @param {Piece} piece
+ * @param {string} uci
+ */
+function isLeap(piece, uci) {
+  const from = parseSquare(uci.slice(0, 2));
+  const to = parseSquare(uci.slice(2, 4));
+  if (!from || !to || (piece.kind !== 'k' && piece.kind !== 'm')) return false;
+  if (uci.slice(0, 2) !== HOME[piece.color][piece.kind === 'k' ? 'k' : 'm']) return false;
+  const df = Math.abs(to.file - from.file);
+  const dr = Math.abs(to.rank - from.rank);
+  return piece.kind === 'k' ? df * dr === 2 : df === 0 && dr === 2;
+}
+
+/**
+ * The SAN the server writes for `uci` (src/rules/ouk_chatrang/san.rs, as Fairy-Stockfish writes
+ * it), but for its check marks: piece letters K, M, S, N, R, a pawn capture naming its file, `x`,
+ * `=M`, a piece named by file, else rank, else square when another of its kind could go there
+ * with an ordinary move (BoardModule.describeMove).
+ * @param {string} position
+ * @param {string} uci
+ * @param {import('../protocol.js').LegalMoves} legal
+ * @returns {string}
+ */
+export function describeMove(position, uci, legal) {
+  const { pieces } = parseFen(position);
+  const fromName = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const piece = pieces.get(fromName);
+  const from = parseSquare(fromName);
+  if (!piece || !from) return uci;
+  const capture = pieces.has(to);
+  let text = '';
+  if (piece.kind === 'p') {
+    if (capture) text += fromName[0];
+  } else {
+    text += piece.kind.toUpperCase();
+    if (!isLeap(piece, uci)) {
+      const rivals = (Array.isArray(legal) ? legal : [])
+        .filter((m) => m.slice(2, 4) === to && m.slice(0, 2) !== fromName)
+        .filter((m) => pieces.get(m.slice(0, 2))?.kind === piece.kind && !isLeap(piece, m))
+        .map((m) => parseSquare(m.slice(0, 2)))
+        .filter((s) => s !== null);
+      if (rivals.length > 0) {
+        if (rivals.every((s) => s.file !== from.file)) text += fromName[0];
+        else if (rivals.every((s) => s.rank !== from.rank)) text += fromName.slice(1);
+        else text += fromName;
+      }
+    }
+  }
+  if (capture) text += 'x';
+  text += to;
+  const promotes = piece.kind === 'p' && (uci.length > 4 || to[1] === (piece.color === 'white' ? '6' : '3'));
+  if (promotes) text += '=M';
+  return text;
+}
+
+const KNIGHT = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]];
+const DIAGONAL = [[1, 1], [1, -1], [-1, 1], [-1, -1]];
+const AROUND = [...DIAGONAL, [0, 1], [0, -1], [1, 0], [-1, 0]];
+// The home squares of the King's and the Neang's first-move leaps (O-12, O-13).
+/** @type {Record<string, { k: string, m: string }>} */
+const HOME = { white: { k: 'd1', m: 'e1' }, black: { k: 'e8', m: 'd8' } };
+
+/**
+ * The moves `color` may set ahead (BoardModule.premoves): each piece's reach by its shape alone
+ * (O-6..O-13) on an empty board, whatever stands in the way or may be captured by then, as
+ * chessground's premove.ts; a Trey reaching its 6th rank promotes (`g5g6m`, O-10).
+ * @param {string} position
+ * @param {Color} color
+ * @returns {string[]}
+ */
+export function premoves(position, color) {
+  const { pieces } = parseFen(position);
+  const forward = color === 'white' ? 1 : -1;
+  /** @type {string[]} */
+  const moves = [];
+  for (const [from, piece] of pieces) {
+    if (piece.color !== color) continue;
+    const at = parseSquare(from);
+    if (!at) continue;
+    /** @type {number[][]} */
+    let steps = [];
+    let slides = false;
+    if (piece.kind === 'r') { steps = [[0, 1], [0, -1], [1, 0], [-1, 0]]; slides = true; }
+    if (piece.kind === 'n') steps = KNIGHT;
+    if (piece.kind === 'k') steps = from === HOME[color].k ? [...AROUND, ...KNIGHT] : AROUND;
+    if (piece.kind === 'm') steps = from === HOME[color].m ? [...DIAGONAL, [0, 2 * forward]] : DIAGONAL;
+    if (piece.kind === 's') steps = [...DIAGONAL, [0, forward]];
+    if (piece.kind === 'p') steps = [[0, forward], [1, forward], [-1, forward]];
+    for (const [df, dr] of steps) {
+      for (let n = 1; n <= (slides ? 7 : 1); n++) {
+        const file = at.file + df * n;
+        const rank = at.rank + dr * n;
+        if (file < 0 || file > 7 || rank < 0 || rank > 7) break;
+        const to = String.fromCharCode(97 + file) + (rank + 1);
+        const promotes = piece.kind === 'p' && rank + 1 === (color === 'white' ? 6 : 3);
+        moves.push(`${from}${to}${promotes ? 'm' : ''}`);
+      }
+    }
+  }
+  return moves;
+}
+
+/**
+ * @param {HTMLElement} host
+ * @param {BoardOptions} options
+ * @returns {Board}
+ */
+export function createBoard(host, { t, onMove, onCancel = () => {} }) {
+  /** @type {BoardView | null} */
   let view = null;
-  let board = null; // parsed position
-  let byFrom = new Map(); // from square -> Map(to square -> UCI as the server listed it)
+  let board = parseFen('8/8/8/8/8/8/8/8 w');
+  /** @type {Map<string, Map<string, string>>} from square -> (to square -> UCI as listed) */
+  let byFrom = new Map();
+  /** @type {string | null} */
   let selected = null;
   let key = '';
 
+  /** @param {Piece} p */
   const pieceName = (p) => t('ouk-chatrang.piece', {
     color: t(`ouk-chatrang.${p.color}`),
     piece: t(`ouk-chatrang.${p.kind}`),
   });
+  /** @param {string} from */
+  const targetsOf = (from) => byFrom.get(from) ?? new Map();
 
   const grid = createGrid(host, {
     files: 8,
@@ -163,43 +317,55 @@ export function createBoard(host, { t, onMove }) {
     canDrag: (square) => byFrom.has(square),
     onDragStart: (square) => { if (selected !== square) select(square); },
     onDrop: (from, to) => {
-      if (to && selected === from && byFrom.get(from).has(to)) send(from, to);
+      if (to && selected === from && targetsOf(from).has(to)) send(from, to);
     },
   });
 
+  /** @param {string | null} square */
   function select(square) {
-    selected = byFrom.has(square) ? square : null;
+    selected = square !== null && byFrom.has(square) ? square : null;
     draw();
   }
 
+  /**
+   * @param {string} from
+   * @param {string} to
+   */
   function send(from, to) {
-    const uci = byFrom.get(from).get(to);
+    const uci = targetsOf(from).get(to);
     selected = null;
     draw();
-    onMove(uci);
+    if (uci) onMove(uci);
   }
 
+  /** @param {string | null} square */
   function click(square) {
     if (!view) return;
-    if (selected && square && byFrom.get(selected).has(square)) { send(selected, square); return; }
+    if (selected && square && targetsOf(selected).has(square)) { send(selected, square); return; }
     if (square && square !== selected && byFrom.has(square)) { select(square); return; }
     if (selected) select(null);
+    else onCancel();
   }
 
   function draw() {
     if (!view) return;
-    const last = view.lastMove ? [view.lastMove.slice(0, 2), view.lastMove.slice(2, 4)] : [];
+    /** @param {string | null | undefined} move */
+    const squaresOf = (move) => (move ? [move.slice(0, 2), move.slice(2, 4)] : []);
+    /** @type {string[]} */
     const check = [];
     if (view.check) {
       for (const [square, p] of board.pieces) if (p.kind === 'k' && p.color === board.toMove) check.push(square);
     }
     const colors = view.colors || ['white', 'black'];
     grid.render({
-      pieces: board.pieces,
-      flipped: colors[view.orientation || 0] === 'black',
+      pieces: view.pending && view.lastMove ? played(board.pieces, view.lastMove) : board.pieces,
+      flipped: (colors[view.orientation || 0] === 'black') !== Boolean(view.flipped),
       selected: selected ? [selected] : [],
-      targets: selected ? [...byFrom.get(selected).keys()] : [],
-      last,
+      targets: selected ? [...targetsOf(selected).keys()] : [],
+      last: squaresOf(view.lastMove),
+      pending: Boolean(view.pending),
+      premoving: Boolean(view.premoving),
+      premove: squaresOf(view.premove),
       check,
       captured: view.captured || [],
     });
@@ -213,10 +379,11 @@ export function createBoard(host, { t, onMove }) {
       view = v;
       board = parseFen(v.position);
       byFrom = new Map();
-      for (const uci of v.legal || []) {
+      for (const uci of Array.isArray(v.legal) ? v.legal : []) {
         const from = uci.slice(0, 2);
-        if (!byFrom.has(from)) byFrom.set(from, new Map());
-        byFrom.get(from).set(uci.slice(2, 4), uci);
+        const targets = byFrom.get(from) ?? new Map();
+        targets.set(uci.slice(2, 4), uci);
+        byFrom.set(from, targets);
       }
       draw();
     },
@@ -224,4 +391,20 @@ export function createBoard(host, { t, onMove }) {
       grid.destroy();
     },
   };
+}
+
+/**
+ * The rules page's key to the pictures: each piece in White and Black, as the board draws it.
+ * @param {import('./board.js').Translate} t
+ * @returns {import('./board.js').KeyItem[]}
+ */
+export function rulesKey(t) {
+  return ['k', 'm', 's', 'n', 'r', 'p'].map((kind) => {
+    const label = t(`ouk-chatrang.${kind}`);
+    const picture = svgEl('svg', { viewBox: '0 0 200 100', role: 'img', 'aria-label': label, class: 'wide' });
+    for (const [color, x] of /** @type {[Color, number][]} */ ([['white', 0], ['black', 100]])) {
+      drawPiece(svgEl('g', { transform: `translate(${x} 0)` }, picture), { kind, color });
+    }
+    return { picture, label, data: { piece: kind } };
+  });
 }

@@ -7,18 +7,34 @@
 //   chat.render()          // the list (after a chat frame or a change of language)
 //   chat.renderControls()  // the box, the note and the switch (after every other frame)
 
-import { t, colorName } from './i18n.js';
+import { t, colorName } from '../../i18n.js';
+import { $, $button, $input } from '../../dom.js';
 
-const $ = (selector) => document.querySelector(selector);
+/** @typedef {import('../state.js').RoomState} RoomState */
+/** @typedef {import('../../protocol.js').ChatMessage} ChatMessage */
 
-// `command(seat, type, d)`: sends a command and resolves with whether it was accepted (the room
-// page's, which words a refusal in #message). `rejectText(problem, context)`: a refusal in words.
+/**
+ * @typedef {object} ChatOptions
+ * @property {RoomState} state
+ * @property {() => string} role  'spectator', 'player' or 'local'
+ * @property {(seat: number | null) => import('../../socket.js').RoomSocket | null} socketFor
+ * @property {(seat: number | null, type: string, d?: object) => Promise<boolean>} command  sends a
+ *   command and resolves with whether it was accepted (the room page's, which words a refusal in
+ *   #message)
+ * @property {(problem: { code: string, message: string }, context: string | null) => string} rejectText
+ */
+
+/**
+ * @param {ChatOptions} options
+ * @returns {{ render: () => void, renderControls: () => void }}
+ */
 export function createChat({ state, role, socketFor, command, rejectText }) {
   // A spectator-chat switch sent and not yet answered: the checkbox keeps what the user chose.
   let switchInFlight = false;
   const chatSeat = () => [...state.held][0] ?? null;
   const creatorHere = () => state.createdBy !== null && state.held.has(state.createdBy);
 
+  /** @param {ChatMessage} entry */
   function chatName(entry) {
     if (entry.seat !== null && entry.seat !== undefined) {
       const color = state.seats[entry.seat]?.color;
@@ -34,7 +50,7 @@ export function createChat({ state, role, socketFor, command, rejectText }) {
       ...state.chat.map((entry) => {
         const li = document.createElement('li');
         li.dataset.channel = entry.channel;
-        if (entry.seat !== null && entry.seat !== undefined) li.dataset.seat = entry.seat;
+        if (entry.seat !== null && entry.seat !== undefined) li.dataset.seat = String(entry.seat);
         if (labelled) {
           const channel = document.createElement('span');
           channel.className = 'chat-channel';
@@ -53,7 +69,7 @@ export function createChat({ state, role, socketFor, command, rejectText }) {
       }),
     );
     list.scrollTop = list.scrollHeight;
-    $('#chat-box').dataset.count = state.chat.length;
+    $('#chat-box').dataset.count = String(state.chat.length);
   }
 
   function renderControls() {
@@ -61,8 +77,8 @@ export function createChat({ state, role, socketFor, command, rejectText }) {
     box.hidden = role() === 'local' || state.version === null;
     if (box.hidden) return;
     const closed = role() === 'spectator' && !state.spectatorChat;
-    $('#chat-input').disabled = closed;
-    $('#chat-send').disabled = closed;
+    $input('#chat-input').disabled = closed;
+    $button('#chat-send').disabled = closed;
     const note = $('#chat-note');
     const noteKey = closed ? 'chat.spectators_off' : role() === 'spectator' ? 'chat.spectator_hint' : null;
     note.hidden = noteKey === null;
@@ -70,12 +86,13 @@ export function createChat({ state, role, socketFor, command, rejectText }) {
     // Not against the computer alone: a game the home page makes so is private, nobody watches.
     const onlyBots = state.seats.every((s) => s.bot || state.held.has(s.seat));
     $('#spectator-chat-switch').hidden = !(role() === 'player' && creatorHere() && !onlyBots);
-    if (!switchInFlight) $('#spectator-chat').checked = state.spectatorChat;
+    if (!switchInFlight) $input('#spectator-chat').checked = state.spectatorChat;
   }
 
+  /** @param {SubmitEvent} event */
   async function send(event) {
     event.preventDefault();
-    const input = $('#chat-input');
+    const input = $input('#chat-input');
     const text = input.value.trim();
     const socket = socketFor(chatSeat());
     if (!text || !socket || role() === 'local') return;
@@ -86,12 +103,12 @@ export function createChat({ state, role, socketFor, command, rejectText }) {
       await socket.send('chat', { channel: role() === 'spectator' ? 'spectators' : 'players', text });
     } catch (problem) {
       if (!input.value) input.value = text;
-      error.textContent = rejectText(problem, 'chat');
+      error.textContent = rejectText(/** @type {{ code: string, message: string }} */ (problem), 'chat');
     }
   }
 
   async function switchSpectatorChat() {
-    const enabled = $('#spectator-chat').checked;
+    const enabled = $input('#spectator-chat').checked;
     switchInFlight = true;
     try {
       await command(state.createdBy, 'set_spectator_chat', { enabled });

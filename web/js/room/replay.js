@@ -5,7 +5,22 @@
 //   replay.first(); replay.back(); replay.forward(); replay.last(); replay.show(ply);
 //   replay.ply   // the ply shown, or null for the present (the last ply of a live game)
 
+/**
+ * @typedef {object} Replay
+ * @property {number | null} ply  the ply shown, or null for the present
+ * @property {(ply: number | null) => void} show
+ * @property {() => void} first
+ * @property {() => void} back
+ * @property {() => void} forward
+ * @property {() => void} last
+ */
+
+/**
+ * @param {{ plies: () => number, onChange: (ply: number | null) => void }} options
+ * @returns {Replay}
+ */
 export function createReplay({ plies, onChange }) {
+  /** @type {Replay} */
   const replay = {
     ply: null,
     show(ply) {

@@ -13,11 +13,95 @@
 // they are kept per seat with the position they belong to. A `message` is {key, params, seats}:
 // `seats` maps a parameter to a seat, which the view names (it knows the language).
 
-// An Ouk Chatrang FEN's board, side to move and rights: what makes a position repeat.
+/** @typedef {import('../protocol.js').ServerFrame} ServerFrame */
+/** @typedef {import('../protocol.js').ServerFrames} ServerFrames */
+/** @typedef {import('../protocol.js').Seat} Seat */
+/** @typedef {import('../protocol.js').LegalMoves} LegalMoves */
+/** @typedef {import('../protocol.js').ClockFrame} ClockFrame */
+/** @typedef {import('../protocol.js').ChatMessage} ChatMessage */
+/** @typedef {import('../protocol.js').OfferKind} OfferKind */
+
+/**
+ * The browser's two clocks at an instant: the wall clock (`Date.now()`) and the monotonic one
+ * (`performance.now()`), in ms.
+ * @typedef {{ wall: number, mono: number }} Now
+ */
+
+/**
+ * Words for the page to show: a string key, its parameters, and the parameters that name a seat
+ * (the view names them in the page's language).
+ * @typedef {{ key: string, params?: Record<string, string | number>, seats?: Record<string, number> }} Message
+ */
+
+/** @typedef {{ id: number, kind: OfferKind, by: number, accepted: number[] }} Offer */
+
+/** @typedef {Seat & { timedOut?: boolean }} SeatState */
+
+/**
+ * A timed room's clocks: `remaining` ms per seat, `running` the seat counting down from the
+ * monotonic instant `since`.
+ * @typedef {{ initialS: number | null, incrementS: number | null, remaining: number[], running: number | null, since: number }} ClockState
+ */
+
+/** @typedef {{ position: string | null, moves: LegalMoves, complete: boolean }} KnownLegal */
+
+/**
+ * The room as the frames told it (see the top of this file).
+ * @typedef {object} RoomState
+ * @property {string | null} id
+ * @property {string | null} game
+ * @property {number | null} version
+ * @property {import('../protocol.js').RoomStatus} status
+ * @property {SeatState[]} seats
+ * @property {string | null} startPosition
+ * @property {string | null} position
+ * @property {number | null} toMove
+ * @property {string[]} moves
+ * @property {string[]} displayMoves
+ * @property {(number | null)[]} movers   per ply, the seat that played it (null where unknown)
+ * @property {(string[] | null)[]} captured  per ply, the squares it captured on (null: unknown)
+ * @property {(string | null)[]} positions  per ply, the position after it; [0] the start
+ * @property {(import('../protocol.js').Material | null)[]} materials  per ply, the material
+ *   after it (null: unknown); [0] at the start
+ * @property {Offer[]} offers
+ * @property {import('../protocol.js').Counting | null} counting
+ * @property {import('../protocol.js').GameResult | null} result
+ * @property {boolean} spectatorChat
+ * @property {number | null} createdBy  the seat that created the room
+ * @property {number | null} spectators
+ * @property {import('../protocol.js').Material | null} material  per seat, now
+ * @property {number | null} check  the seat in check now, or null
+ * @property {import('../protocol.js').RematchInfo | null} rematch
+ * @property {ClockState | null} clock
+ * @property {number} clockOffset  the smallest `wall - Date.parse(at)` seen (ms)
+ * @property {ChatMessage[]} chat
+ * @property {Set<number>} held  the seats this browser holds
+ * @property {Map<number, KnownLegal>} legal  the last legal moves sent to each held seat
+ * @property {Map<string, string>} carried  where a `left` that did not pass the turn took a position
+ * @property {Map<number, number>} claimable  seat -> monotonic ms from which it may be claimed against
+ * @property {Set<number>} ownDeclines  offers this page declined or withdrew itself
+ * @property {{ complete: boolean, counts: Map<string, number> }} seen  how often each position stood
+ * @property {Message | string | null} message
+ */
+
+/**
+ * What a frame changed beyond the state: the chat, or a rematch made ('live': while this page
+ * showed the room; 'late': found in the first snapshot).
+ * @typedef {{ chat: boolean, rematch: 'live' | 'late' | null }} Effect
+ */
+
+/**
+ * An Ouk Chatrang FEN's board, side to move and rights: what makes a position repeat.
+ * @param {string | null} position
+ */
 export function positionKey(position) {
   return (position ?? '').trim().split(/\s+/).slice(0, 3).join(' ');
 }
 
+/**
+ * @param {{ held?: number[], creator?: number | null, id?: string | null, game?: string | null }} [options]
+ * @returns {RoomState}
+ */
 export function createRoomState({ held = [], creator = null, id = null, game = null } = {}) {
   return {
     id,
@@ -36,6 +120,7 @@ export function createRoomState({ held = [], creator = null, id = null, game = n
     movers: [],
     captured: [],
     positions: [],
+    materials: [],
     offers: [],
     counting: null,
     result: null,
@@ -70,10 +155,18 @@ export function createRoomState({ held = [], creator = null, id = null, game = n
   };
 }
 
-// Applies one frame (see the top of this file). Unversioned frames (chat, presence, spectators)
-// are applied as they come; a versioned event only when it is the next version.
+/**
+ * Applies one frame (see the top of this file). Unversioned frames (chat, presence, spectators)
+ * are applied as they come; a versioned event only when it is the next version.
+ * @param {RoomState} state
+ * @param {number | null} seat  the held seat whose socket brought the frame (null: a spectator's)
+ * @param {ServerFrame} frame
+ * @param {Now} now
+ * @returns {Effect}
+ */
 export function applyFrame(state, seat, frame, now) {
   const d = frame.d ?? {};
+  /** @type {Effect} */
   const effect = { chat: false, rematch: null };
   if (seat !== null && d.legal_moves !== undefined) {
     state.legal.set(seat, {
@@ -107,6 +200,7 @@ export function applyFrame(state, seat, frame, now) {
       else state.claimable.set(d.seat, serverTimeHere(state, d.claimable_at, now));
       return effect;
     case 'snapshot': {
+      if (frame.v === undefined) return effect;
       if (seat === chatSeat) {
         state.chat = [...(d.chat ?? [])];
         effect.chat = true;
@@ -128,6 +222,12 @@ export function applyFrame(state, seat, frame, now) {
   }
 }
 
+/**
+ * @param {RoomState} state
+ * @param {number} version
+ * @param {ServerFrames['snapshot']} d
+ * @param {Now} now
+ */
 function applySnapshot(state, version, d, now) {
   const sameHistory = state.seen.complete && state.version === version && state.moves.length === d.moves.length;
   if (!sameHistory) {
@@ -148,6 +248,7 @@ function applySnapshot(state, version, d, now) {
     movers: d.moves.map((_, ply) => history[ply]?.seat ?? (sameHistory ? state.movers[ply] : null) ?? null),
     captured: d.moves.map((_, ply) => history[ply]?.captured ?? (sameHistory ? state.captured[ply] : null) ?? null),
     positions: [d.start_position, ...d.moves.map((_, ply) => history[ply]?.position ?? known[ply + 1] ?? null)],
+    materials: [null, ...d.moves.map((_, ply) => history[ply]?.material ?? (sameHistory ? state.materials[ply + 1] : null) ?? null)],
     offers: d.offers.map((o) => ({ ...o, accepted: [...(o.accepted ?? [])] })),
     counting: d.counting ?? null,
     result: d.result ?? null,
@@ -157,6 +258,7 @@ function applySnapshot(state, version, d, now) {
     check: d.check ?? null,
   });
   state.positions[d.moves.length] = d.position;
+  state.materials[d.moves.length] = d.material ?? state.materials[d.moves.length] ?? null;
   if (d.created_by !== undefined && d.created_by !== null) state.createdBy = d.created_by;
   if (d.spectators !== undefined) state.spectators = d.spectators;
   state.clock = null;
@@ -169,6 +271,12 @@ function applySnapshot(state, version, d, now) {
 // is kept: for a fresh frame that is counting from its receipt; a frame that is older than it
 // looks (events replayed after a reconnect) is counted from its real `at`. From then on the
 // running clock follows the monotonic time, which a change of the computer's clock does not move.
+/**
+ * @param {RoomState} state
+ * @param {ClockFrame} clock
+ * @param {Now} now
+ * @param {{ initialS?: number, incrementS?: number }} [settings]
+ */
 function setClock(state, clock, now, settings = {}) {
   const offset = now.wall - Date.parse(clock.at);
   if (Number.isFinite(offset)) state.clockOffset = Math.min(state.clockOffset, offset);
@@ -182,15 +290,32 @@ function setClock(state, clock, now, settings = {}) {
   };
 }
 
-// A server instant (RFC 3339) as monotonic ms, by the offset of setClock.
+/**
+ * A server instant (RFC 3339) as monotonic ms, by the offset of setClock.
+ * @param {RoomState} state
+ * @param {string} at
+ * @param {Now} now
+ */
 function serverTimeHere(state, at, now) {
   const offset = Number.isFinite(state.clockOffset) ? state.clockOffset : 0;
   return now.mono + (Date.parse(at) + offset - now.wall);
 }
 
-// A seat's name in a message is given by seat; the view names it.
+/**
+ * A seat's name in a message is given by seat; the view names it.
+ * @param {string} key
+ * @param {Record<string, number>} [seats]
+ * @param {Record<string, string | number>} [params]
+ * @returns {Message}
+ */
 const named = (key, seats = {}, params = {}) => ({ key, params, seats });
 
+/**
+ * @param {RoomState} state
+ * @param {string} type
+ * @param {any} d  the frame's `d`, of the type `ServerFrames[type]`
+ * @param {Now} now
+ */
 function applyEvent(state, type, d, now) {
   switch (type) {
     case 'seat_taken':
@@ -208,6 +333,7 @@ function applyEvent(state, type, d, now) {
       state.movers[ply] = d.seat ?? null;
       state.captured[ply] = d.captured ?? null;
       state.positions[ply + 1] = d.position;
+      state.materials[ply + 1] = d.material ?? null;
       const key = positionKey(d.position);
       state.seen.counts.set(key, (state.seen.counts.get(key) ?? 0) + 1);
       Object.assign(state, {
@@ -250,7 +376,9 @@ function applyEvent(state, type, d, now) {
       if (d.clock) setClock(state, d.clock, now);
       // A three-player Khan-Tsin seat whose time ran out is out of the game like one that resigned.
       if (d.reason === 'timeout') state.seats[d.seat].timedOut = true;
-      const leftKey = { timeout: 'room.left_timeout', abandoned: 'room.left_abandoned' }[d.reason] ?? 'room.left';
+      /** @type {Record<string, string>} */
+      const leftKeys = { timeout: 'room.left_timeout', abandoned: 'room.left_abandoned' };
+      const leftKey = leftKeys[d.reason] ?? 'room.left';
       state.message = named(leftKey, { player: d.seat });
       break;
     }
@@ -277,6 +405,12 @@ function applyEvent(state, type, d, now) {
 // declined it, the other players' pages say the offerer withdrew it (two players: nobody else
 // could have), and spectators or a three-player table learn that it is off. A decline sent from
 // this page says nothing: the user just did it.
+/**
+ * @param {RoomState} state
+ * @param {Offer} offer
+ * @param {number | null | undefined} by
+ * @returns {Message | null}
+ */
 function declinedMessage(state, offer, by) {
   if (state.ownDeclines.has(offer.id)) return null;
   const kind = offer.kind === 'rematch' ? 'rematch' : 'draw';
@@ -295,7 +429,12 @@ function declinedMessage(state, offer, by) {
   return named(`room.${kind}_closed`, { player: offer.by });
 }
 
-// Legal moves known for position `from` count for position `to` from now on (see `carried`).
+/**
+ * Legal moves known for position `from` count for position `to` from now on (see `carried`).
+ * @param {RoomState} state
+ * @param {string} from
+ * @param {string} to
+ */
 function carry(state, from, to) {
   for (const [old, now] of state.carried) if (now === from) state.carried.set(old, to);
   state.carried.set(from, to);
@@ -304,19 +443,48 @@ function carry(state, from, to) {
 
 // Whether a repetition claim may be possible: the position has stood three times, or, when the
 // page does not know the whole game, from the 8th ply on (the server judges the claim).
+/** @param {RoomState} state */
 export function repetitionPossible(state) {
   if (state.seen.complete) return (state.seen.counts.get(positionKey(state.position)) ?? 0) >= 3;
   return state.moves.length >= 8;
 }
 
-// The legal moves `seat` has for the current position ({moves, complete}), or null.
+/**
+ * The legal moves `seat` has for the current position ({moves, complete}), or null.
+ * @param {RoomState} state
+ * @param {number | null} seat
+ * @returns {KnownLegal | null}
+ */
 export function legalFor(state, seat) {
   if (state.status !== 'playing' || seat === null || seat !== state.toMove || !state.held.has(seat)) return null;
   const known = state.legal.get(seat);
   return known && known.position === state.position ? known : null;
 }
 
-// A seat's time left at monotonic instant `mono`, in ms (never below 0).
+/**
+ * Whether `move` is one of `legal`: a list of move strings, or Khan's tree, whose paths from the
+ * top are the moves, their squares joined by `-` (docs/protocol.md "Legal moves in Khan").
+ * @param {LegalMoves} legal
+ * @param {string} move
+ */
+export function legalIncludes(legal, move) {
+  if (Array.isArray(legal)) return legal.includes(move);
+  if (!move.includes('-')) return false;
+  /** @type {import('../protocol.js').KhanTree | undefined} */
+  let node = legal;
+  for (const square of move.split('-')) {
+    node = node?.[square];
+    if (node === undefined) return false;
+  }
+  return true;
+}
+
+/**
+ * A seat's time left at monotonic instant `mono`, in ms (never below 0).
+ * @param {RoomState} state
+ * @param {number} seat
+ * @param {number} mono
+ */
 export function clockLeft(state, seat, mono) {
   const clock = state.clock;
   const left = clock?.remaining[seat] ?? 0;
@@ -324,7 +492,10 @@ export function clockLeft(state, seat, mono) {
   return Math.max(0, left - (mono - clock.since));
 }
 
-// m:ss (h:mm:ss from an hour), with tenths under 10 s: 0:09.4.
+/**
+ * m:ss (h:mm:ss from an hour), with tenths under 10 s: 0:09.4.
+ * @param {number} ms
+ */
 export function clockText(ms) {
   if (ms < 10_000) return `0:0${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
   const total = Math.floor(ms / 1000);
@@ -337,6 +508,11 @@ export function clockText(ms) {
 // The abandonment claim open to this browser at monotonic instant `mono`: the away seat on move,
 // the held seat that claims (another one still in the game), and ms until the claim is possible
 // (0 once it is); else null.
+/**
+ * @param {RoomState} state
+ * @param {number} mono
+ * @returns {{ away: number, claimer: number, wait: number } | null}
+ */
 export function abandonClaim(state, mono) {
   if (state.status !== 'playing' || state.toMove === null) return null;
   const away = state.toMove;

@@ -1,0 +1,268 @@
+// The wire contract of docs/protocol.md as types, for the type checker (tsc --checkJs, see
+// tests/browser/tsconfig.json): the server's frames, the commands the client sends, and the REST
+// answers the pages read. No code runs here; a module imports a type with
+//
+//   /** @typedef {import('./protocol.js').Moved} Moved */
+//
+// Field names and optionality follow docs/protocol.md, whose examples tests/protocol_doc.rs checks
+// against the server's own types: a field the doc calls absent in some frames is optional here.
+
+/**
+ * A game's id as the server names it (`ouk-chatrang`, `khan`, `khan-tsin`); games.js lists the
+ * games this client knows, so a fourth game needs no change here.
+ * @typedef {string} GameId
+ */
+/** @typedef {'white' | 'black' | 'green' | 'blue'} Color */
+/** @typedef {'waiting' | 'playing' | 'finished'} RoomStatus */
+/** @typedef {'draw' | 'rematch' | 'takeback'} OfferKind */
+
+/**
+ * A seat as summaries and snapshots give it.
+ * @typedef {object} Seat
+ * @property {number} seat
+ * @property {Color} color
+ * @property {string | null} [name]
+ * @property {boolean} taken
+ * @property {boolean} [connected]
+ * @property {boolean} [left]
+ * @property {number} [bot]  the level (1 to 5) of a computer player holding the seat
+ */
+
+/**
+ * Legal moves: a list of move strings, except in Khan, a tree of squares ("Legal moves in Khan").
+ * @typedef {string[] | KhanTree} LegalMoves
+ */
+/** @typedef {{ [square: string]: KhanTree }} KhanTree */
+
+/**
+ * A clock as events carry it: each seat's remaining ms at the server's instant `at` (RFC 3339).
+ * @typedef {object} ClockFrame
+ * @property {number[]} remaining_ms
+ * @property {number | null} running
+ * @property {string} at
+ * @property {number} [initial_s]    snapshots and game records only
+ * @property {number} [increment_s]  snapshots and game records only
+ */
+
+/**
+ * Per seat (by seat number as a string): Khan `{soldiers, khans}`, Ouk Chatrang `{captured}`
+ * (lower-case FEN letters of the enemy pieces taken).
+ * @typedef {{ [seat: string]: { soldiers?: number, khans?: number, captured?: string } }} Material
+ */
+
+/**
+ * Ouk Chatrang's count while it runs (O-18..O-24).
+ * @typedef {object} Counting
+ * @property {'board' | 'piece'} kind
+ * @property {number} count
+ * @property {number} limit
+ * @property {Color} escaping
+ * @property {number} [started_ply]
+ */
+
+/** @typedef {{ winner: number | null, reason: string }} GameResult */
+
+/** @typedef {{ id: number, kind: OfferKind, by: number, accepted?: number[] }} OfferFrame */
+
+/**
+ * @typedef {object} ChatMessage
+ * @property {'players' | 'spectators'} channel
+ * @property {number | null} [seat]
+ * @property {string | null} [name]
+ * @property {string} text
+ * @property {string} [at]
+ */
+
+/** @typedef {{ seat: number, captured?: string[], position?: string, material?: Material, check?: number }} HistoryEntry */
+
+/**
+ * @typedef {object} RematchInfo
+ * @property {string} room_id
+ * @property {string} invite_code
+ * @property {{ seat: number, new_seat: number, new_color: Color }[]} seats
+ */
+
+// ---- server frames (`{t, v?, d}`)
+
+/** @typedef {{ room_id: string, seat: number | null, role: string, game: GameId, version: number }} Welcome */
+
+/**
+ * @typedef {object} Snapshot
+ * @property {string} room_id
+ * @property {GameId} game
+ * @property {RoomStatus} status
+ * @property {Seat[]} seats
+ * @property {string} start_position
+ * @property {string} position
+ * @property {number | null} to_move
+ * @property {string[]} moves
+ * @property {string[]} display_moves
+ * @property {HistoryEntry[]} [history]
+ * @property {Material} [material]
+ * @property {number} [check]
+ * @property {number | null} [created_by]
+ * @property {number} [spectators]
+ * @property {LegalMoves} [legal_moves]
+ * @property {boolean} [legal_moves_complete]
+ * @property {OfferFrame[]} offers
+ * @property {boolean} [spectator_chat]
+ * @property {Counting} [counting]
+ * @property {GameResult} [result]
+ * @property {RematchInfo} [rematch]
+ * @property {ChatMessage[]} [chat]
+ * @property {ClockFrame} [clock]
+ */
+
+/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number }} SeatTaken */
+
+/**
+ * @typedef {object} GameStarted
+ * @property {string} position
+ * @property {number | null} to_move
+ * @property {LegalMoves} [legal_moves]
+ * @property {boolean} [legal_moves_complete]
+ * @property {ClockFrame} [clock]
+ */
+
+/**
+ * @typedef {object} Moved
+ * @property {number} seat
+ * @property {string} move
+ * @property {string} display
+ * @property {string} position
+ * @property {number | null} to_move
+ * @property {string[]} [captured]
+ * @property {Material} [material]
+ * @property {number} [check]
+ * @property {Counting} [counting]
+ * @property {LegalMoves} [legal_moves]
+ * @property {boolean} [legal_moves_complete]
+ * @property {ClockFrame} [clock]
+ */
+
+/**
+ * @typedef {object} Left
+ * @property {number} seat
+ * @property {'resignation' | 'timeout' | 'abandoned' | string} reason
+ * @property {number | null} to_move
+ * @property {string} position
+ * @property {LegalMoves} [legal_moves]
+ * @property {boolean} [legal_moves_complete]
+ * @property {ClockFrame} [clock]
+ */
+
+/** @typedef {{ result: GameResult, clock?: ClockFrame }} GameOver */
+/** @typedef {{ id: number, by?: number | null }} OfferDeclined */
+/** @typedef {{ id: number, by: number }} OfferAccepted */
+/** @typedef {{ seat: number }} Skipped */
+/** @typedef {{ enabled: boolean }} SpectatorChat */
+/** @typedef {{ messages: ChatMessage[] }} ChatHistory */
+/** @typedef {{ count: number }} Spectators */
+/** @typedef {{ seat: number, connected: boolean, claimable_at?: string }} Presence */
+/** @typedef {{ cid: string, v?: number }} Ack */
+/** @typedef {{ cid: string | null, code: string, message: string, v?: number }} Reject */
+/** @typedef {{ code: string, message: string }} HelloError */
+
+/**
+ * Every frame the server sends, by its `t`: the socket handlers are a map over these.
+ * @typedef {object} ServerFrames
+ * @property {Welcome} welcome
+ * @property {Snapshot} snapshot
+ * @property {SeatTaken} seat_taken
+ * @property {GameStarted} game_started
+ * @property {Moved} moved
+ * @property {OfferFrame} offer
+ * @property {OfferDeclined} offer_declined
+ * @property {OfferAccepted} offer_accepted
+ * @property {RematchInfo} rematch
+ * @property {SpectatorChat} spectator_chat
+ * @property {Skipped} skipped
+ * @property {Left} left
+ * @property {GameOver} game_over
+ * @property {ChatMessage} chat
+ * @property {ChatHistory} chat_history
+ * @property {Spectators} spectators
+ * @property {Presence} presence
+ * @property {Ack} ack
+ * @property {Reject} reject
+ * @property {HelloError} error
+ * @property {{}} pong
+ */
+
+/**
+ * A frame as it arrives: `t` names its type, `v` is the room's version for versioned events.
+ * `d` is typed loosely here (the frame's own type, `ServerFrames[t]`, is what a handler takes).
+ * @typedef {object} ServerFrame
+ * @property {string} t
+ * @property {number} [v]
+ * @property {any} [d]
+ */
+
+// ---- REST answers
+
+/** @typedef {{ room_id: string, invite_code: string, invite_url: string, seat: number, color: Color, seat_token: string }} CreatedRoom */
+/** @typedef {{ room_id: string, seat: number, color: Color, seat_token: string }} JoinedRoom */
+
+/**
+ * `GET /api/rooms/{code}`.
+ * @typedef {object} RoomSummary
+ * @property {string} room_id
+ * @property {GameId} game
+ * @property {RoomStatus} status
+ * @property {string} visibility
+ * @property {Seat[]} seats
+ * @property {number} version
+ * @property {string} invite_code
+ * @property {string} created_at
+ */
+
+/** @typedef {{ initial_s: number, increment_s: number }} ClockSettings */
+
+/**
+ * A lobby entry (`GET /api/rooms`).
+ * @typedef {object} LobbyRoom
+ * @property {string} room_id
+ * @property {string} invite_code
+ * @property {string} invite_url
+ * @property {GameId} game
+ * @property {number} seats
+ * @property {number} taken
+ * @property {string} created_at
+ * @property {string | null} [creator_name]
+ * @property {ClockSettings | null} [clock]
+ */
+
+/** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null }} RecordPlayer */
+
+/**
+ * A finished game in the list (`GET /api/games`).
+ * @typedef {object} GameSummary
+ * @property {string} room_id
+ * @property {GameId} game
+ * @property {RecordPlayer[]} players
+ * @property {GameResult} result
+ * @property {number} moves
+ * @property {string} finished_at
+ */
+
+/**
+ * A finished game's record (`GET /api/games/{room_id}`).
+ * @typedef {object} GameRecord
+ * @property {string} room_id
+ * @property {GameId} game
+ * @property {RecordPlayer[]} players
+ * @property {GameResult} result
+ * @property {string[]} moves
+ * @property {string[]} display_moves
+ * @property {string} start_position
+ * @property {string} final_position
+ * @property {string} [started_at]
+ * @property {string} [finished_at]
+ * @property {HistoryEntry[]} history
+ * @property {ClockFrame & ClockSettings} [clock]
+ * @property {Counting} [counting]
+ * @property {{ ply: number, counting?: Counting }[]} [extra_history]
+ * @property {ChatMessage[]} [chat]
+ */
+
+export {};
