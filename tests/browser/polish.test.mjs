@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { allowErrors, launchBrowser, newPage, screenshot } from './lib/browser.mjs';
-import { createRoom, eventually, playMove, roomState, twoPlayers, waitForRoom, waitForVersion } from './lib/pages.mjs';
+import {
+  createRoom, eventually, playMove, roomState, twoPlayers, waitForMessage, waitForRoom, waitForVersion,
+} from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
 let server;
@@ -24,14 +26,6 @@ after(async () => {
   await server?.stop();
 });
 
-async function messageText(page, pattern) {
-  await page.waitForFunction(
-    ([source, flags]) => new RegExp(source, flags).test(document.querySelector('#message').textContent),
-    [pattern.source, pattern.flags],
-  );
-  return page.textContent('#message');
-}
-
 test('a declined draw and a withdrawn one are told to the other player; the end offers the game for download', async (t) => {
   const { first: dara, second: sok } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
   // Move 1: no repetition is possible yet, no claim button.
@@ -42,7 +36,7 @@ test('a declined draw and a withdrawn one are told to the other player; the end 
   await dara.click('#offer-draw');
   await sok.locator('#decline-draw').waitFor();
   await sok.click('#decline-draw');
-  assert.match(await messageText(dara, /declined the draw/), /Sok.*declined the draw\./);
+  assert.match(await waitForMessage(dara, /declined the draw/), /Sok.*declined the draw\./);
   await sok.locator('#decline-draw').waitFor({ state: 'hidden' });
   assert.equal((await sok.textContent('#message')).trim(), '');
 
@@ -59,7 +53,7 @@ test('a declined draw and a withdrawn one are told to the other player; the end 
   const label = () => dara.locator('#decline-draw').innerText();
   assert.match(await eventually(label, (text) => /withdraw/i.test(text)), /withdraw/i);
   await dara.click('#decline-draw');
-  assert.match(await messageText(sok, /withdrew/), /Dara.*withdrew the offer\./);
+  assert.match(await waitForMessage(sok, /withdrew/), /Dara.*withdrew the offer\./);
 
   // Sok resigns: the left-over message goes, the game can be downloaded.
   await sok.click('#resign');
@@ -90,7 +84,7 @@ test('a declined rematch is told to the player who offered it', async (t) => {
   await dara.click('#rematch');
   await sok.locator('#decline-rematch').waitFor();
   await sok.click('#decline-rematch');
-  assert.match(await messageText(dara, /declined the rematch/), /Sok.*declined the rematch\./);
+  assert.match(await waitForMessage(dara, /declined the rematch/), /Sok.*declined the rematch\./);
 });
 
 test('the waiting line, the rules link and the rules pages\' key to the pictures', async (t) => {

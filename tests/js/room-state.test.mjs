@@ -152,24 +152,71 @@ test('presence away with claimable_at opens an abandonment claim after the grace
   assert.equal(abandonClaim(state, NOW.mono + 20_000), null);
 });
 
-test('the repetition claim shows once a position stood three times', () => {
+// Knights out and back: the positions of White's Ne2, Black's Ne7, White's Ng1 (Black's Ng8 is
+// the start again).
+const OUT = 'rnsmksnr/8/pppppppp/8/8/PPPPPPPP/4N3/RNSKMS1R b DEde - 1 1';
+const OUT_BLACK = 'rnsmk1nr/4n3/pppppppp/8/8/PPPPPPPP/4N3/RNSKMS1R w DEde - 2 2';
+const BACK = 'rnsmksnr/8/pppppppp/8/8/PPPPPPPP/4N3/RNSKMS1R b DEde - 3 2';
+
+// A room at version 3 in which the knights go out and back twice: the start position stands a
+// third time. `play(position, seat)` applies the next `moved`, `next()` gives the next version.
+function repeated() {
   const state = createRoomState({ held: [0] });
   applyFrame(state, 0, snapshot(3), NOW);
-  const out = 'rnsmksnr/8/pppppppp/8/8/PPPPPPPP/4N3/RNSKMS1R b DEde - 1 1';
-  const outBlack = 'rnsmk1nr/4n3/pppppppp/8/8/PPPPPPPP/4N3/RNSKMS1R w DEde - 2 2';
-  const back = 'rnsmksnr/8/pppppppp/8/8/PPPPPPPP/4N3/RNSKMS1R w DEde - 3 2';
   let v = 3;
-  const play = (position, seat) => applyFrame(state, 0, moved(++v, { position, seat, to_move: 1 - seat }), NOW);
+  const next = () => ++v;
+  const play = (position, seat) => applyFrame(state, 0, moved(next(), { position, seat, to_move: 1 - seat }), NOW);
   for (let round = 0; round < 2; round += 1) {
-    play(out, 0);
-    play(outBlack, 1);
-    play(back.replace(' w ', ' b '), 0);
+    play(OUT, 0);
+    play(OUT_BLACK, 1);
+    play(BACK, 0);
     play(START, 1);
     if (round === 0) assert.equal(repetitionPossible(state), false, 'the start position stood twice');
   }
+  return { state, play, next };
+}
+
+test('the repetition claim shows once a position stood three times', () => {
+  const { state, play } = repeated();
   assert.equal(repetitionPossible(state), true, 'the start position stood three times');
   play(AFTER_E4, 0);
   assert.equal(repetitionPossible(state), false, 'a position that stood once');
+});
+
+test('a taken_back drops the plies taken back, their positions seen, the offer; the rest is the server\'s', () => {
+  const { state, play, next } = repeated();
+  assert.equal(repetitionPossible(state), true, 'the start position stood three times');
+  applyFrame(state, 0, { t: 'offer', v: next(), d: { id: 1, kind: 'takeback', by: 0, accepted: [], plies: 2 } }, NOW);
+  assert.deepEqual(state.offers, [{ id: 1, kind: 'takeback', by: 0, accepted: [], plies: 2 }]);
+  const clock = { remaining_ms: [60_000, 55_000], running: 0, at: AT };
+  applyFrame(state, 0, {
+    t: 'taken_back', v: next(),
+    d: { plies: 2, position: OUT_BLACK, to_move: 0, clock, legal_moves: ['e2g1'] },
+  }, NOW);
+  assert.equal(state.version, 13);
+  assert.equal(state.moves.length, 6);
+  assert.deepEqual(state.movers, [0, 1, 0, 1, 0, 1]);
+  assert.equal(state.positions.length, 7);
+  assert.equal(state.positions[6], OUT_BLACK);
+  assert.equal(state.position, OUT_BLACK);
+  assert.equal(state.toMove, 0);
+  assert.deepEqual(state.offers, []);
+  assert.equal(repetitionPossible(state), false, 'the start position stood twice again');
+  assert.deepEqual(legalFor(state, 0)?.moves, ['e2g1']);
+  assert.deepEqual(state.clock?.remaining, [60_000, 55_000]);
+  assert.deepEqual(state.message, { key: 'room.taken_back_by_plies', params: { count: 2 }, seats: { player: 0 } });
+  // The next move is ply 7 again.
+  play(BACK, 0);
+  assert.equal(state.moves.length, 7);
+  assert.equal(state.positions[7], BACK);
+});
+
+test('a takeback request declined or closed by a move is told in its own words', () => {
+  const state = createRoomState({ held: [0] });
+  applyFrame(state, 0, snapshot(3), NOW);
+  applyFrame(state, 0, { t: 'offer', v: 4, d: { id: 2, kind: 'takeback', by: 0, plies: 1 } }, NOW);
+  applyFrame(state, 0, { t: 'offer_declined', v: 5, d: { id: 2, by: 1 } }, NOW);
+  assert.deepEqual(state.message, { key: 'room.takeback_declined_by', params: {}, seats: { player: 1 } });
 });
 
 test('a rematch event says to follow it; a first snapshot that has one says it came late', () => {

@@ -62,7 +62,10 @@
 
 /** @typedef {{ winner: number | null, reason: string }} GameResult */
 
-/** @typedef {{ id: number, kind: OfferKind, by: number, accepted?: number[] }} OfferFrame */
+/**
+ * An offer; a takeback's `plies` says how many plies it takes back.
+ * @typedef {{ id: number, kind: OfferKind, by: number, accepted?: number[], plies?: number }} OfferFrame
+ */
 
 /**
  * @typedef {object} ChatMessage
@@ -151,6 +154,20 @@
  * @property {ClockFrame} [clock]
  */
 
+/**
+ * A takeback accepted: the last `plies` moves are gone (docs/protocol.md "Takeback").
+ * @typedef {object} TakenBack
+ * @property {number} plies
+ * @property {string} position
+ * @property {number | null} to_move
+ * @property {Material} [material]
+ * @property {number} [check]
+ * @property {Counting} [counting]
+ * @property {LegalMoves} [legal_moves]
+ * @property {boolean} [legal_moves_complete]
+ * @property {ClockFrame} [clock]
+ */
+
 /** @typedef {{ result: GameResult, clock?: ClockFrame }} GameOver */
 /** @typedef {{ id: number, by?: number | null }} OfferDeclined */
 /** @typedef {{ id: number, by: number }} OfferAccepted */
@@ -178,6 +195,7 @@
  * @property {SpectatorChat} spectator_chat
  * @property {Skipped} skipped
  * @property {Left} left
+ * @property {TakenBack} taken_back
  * @property {GameOver} game_over
  * @property {ChatMessage} chat
  * @property {ChatHistory} chat_history

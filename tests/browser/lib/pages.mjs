@@ -31,6 +31,7 @@
 //   await roomState(page)    // { version, status, toMove, role, connection }
 //   await moveList(page)     // the text of every #moves li, in order
 //   await resultText(page)   // the text of #result
+//   await waitForMessage(page, /declined/)  // until #message matches; returns its text
 //   await squaresWith(page, 'target')  // the data-square of every square with that class
 //   await seatsByName(server, invite)  // { Dara: 0, Sok: 1 }: who holds which seat (REST)
 //
@@ -190,6 +191,14 @@ export async function moveList(page) {
 
 export async function resultText(page) {
   return (await page.textContent('#result')).trim();
+}
+
+export async function waitForMessage(page, pattern) {
+  await page.waitForFunction(
+    ([source, flags]) => new RegExp(source, flags).test(document.querySelector('#message').textContent),
+    [pattern.source, pattern.flags],
+  );
+  return page.textContent('#message');
 }
 
 export async function squaresWith(page, className) {

@@ -22,6 +22,7 @@ import { abandonClaim, applyFrame, clockLeft, createRoomState, legalFor, legalIn
 import { nameOfSeat } from './view/players.js';
 import { createReplay } from './replay.js';
 import { createSounds } from '../sounds.js';
+import { offerTakeback } from './takeback.js';
 
 /** @typedef {import('./state.js').RoomState} RoomState */
 /** @typedef {import('./state.js').Message} Message */
@@ -50,6 +51,12 @@ const handlers = {
     // A live game returns to the present on a move.
     ctrl.replay.show(null);
     if (!ctrl.sockets.has(frame.d?.seat)) ctrl.sound.play(moveSound(frame.d));
+  },
+  // The line of play changed under the page: back to the present, and a premove set for the
+  // position that is gone is dropped (it must not play itself on the position before it).
+  taken_back(ctrl) {
+    ctrl.replay.show(null);
+    ctrl.premove = null;
   },
 };
 
@@ -452,6 +459,10 @@ export class RoomCtrl {
 
   offerDraw() {
     this.command(this.actingSeat(), 'offer_draw', {}, 'draw');
+  }
+
+  offerTakeback() {
+    return offerTakeback(this);
   }
 
   claimRepetition() {

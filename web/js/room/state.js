@@ -33,7 +33,10 @@
  * @typedef {{ key: string, params?: Record<string, string | number>, seats?: Record<string, number> }} Message
  */
 
-/** @typedef {{ id: number, kind: OfferKind, by: number, accepted: number[] }} Offer */
+/**
+ * An open offer; a takeback's says how many plies it takes back.
+ * @typedef {{ id: number, kind: OfferKind, by: number, accepted: number[], plies?: number }} Offer
+ */
 
 /** @typedef {Seat & { timedOut?: boolean }} SeatState */
 
@@ -336,19 +339,16 @@ function applyEvent(state, type, d, now) {
       state.materials[ply + 1] = d.material ?? null;
       const key = positionKey(d.position);
       state.seen.counts.set(key, (state.seen.counts.get(key) ?? 0) + 1);
-      Object.assign(state, {
-        position: d.position,
-        toMove: d.to_move,
-        counting: d.counting ?? null,
-        material: d.material ?? state.material,
-        check: d.check ?? null,
-      });
+      takePosition(state, d);
       if (d.clock) setClock(state, d.clock, now);
       state.message = null;
       break;
     }
     case 'offer':
-      state.offers.push({ id: d.id, kind: d.kind, by: d.by, accepted: [...(d.accepted ?? [])] });
+      state.offers.push({ id: d.id, kind: d.kind, by: d.by, accepted: [...(d.accepted ?? [])], plies: d.plies });
+      break;
+    case 'taken_back':
+      takeBack(state, d, now);
       break;
     case 'offer_declined': {
       const offer = state.offers.find((o) => o.id === d.id);
@@ -400,6 +400,51 @@ function applyEvent(state, type, d, now) {
   }
 }
 
+/**
+ * The position a `moved` or `taken_back` gives, with what goes with it: the seat on move, the
+ * count, the material (kept when the frame has none) and the seat in check.
+ * @param {RoomState} state
+ * @param {{ position: string, to_move: number | null, counting?: import('../protocol.js').Counting, material?: import('../protocol.js').Material, check?: number }} d
+ */
+function takePosition(state, d) {
+  Object.assign(state, {
+    position: d.position,
+    toMove: d.to_move,
+    counting: d.counting ?? null,
+    material: d.material ?? state.material,
+    check: d.check ?? null,
+  });
+}
+
+/**
+ * Takes back the last `d.plies` moves (docs/protocol.md "Takeback"): the page's lists lose their
+ * last entries and the positions seen are counted without them; the position, seat on move,
+ * material, check, count and clocks are the server's; every open offer closes.
+ * @param {RoomState} state
+ * @param {import('../protocol.js').TakenBack} d
+ * @param {Now} now
+ */
+function takeBack(state, d, now) {
+  const keep = Math.max(0, state.moves.length - d.plies);
+  const asker = state.offers.find((o) => o.kind === 'takeback')?.by ?? null;
+  for (const position of state.positions.slice(keep + 1)) {
+    const key = positionKey(position);
+    const count = state.seen.counts.get(key) ?? 0;
+    if (count > 1) state.seen.counts.set(key, count - 1);
+    else state.seen.counts.delete(key);
+  }
+  for (const list of [state.moves, state.displayMoves, state.movers, state.captured]) list.length = keep;
+  state.positions.length = keep + 1;
+  state.materials.length = keep + 1;
+  state.positions[keep] = d.position;
+  state.materials[keep] = d.material ?? state.materials[keep] ?? null;
+  takePosition(state, d);
+  state.offers = [];
+  if (d.clock) setClock(state, d.clock, now);
+  const key = `${asker === null ? 'room.taken_back' : 'room.taken_back_by'}${d.plies > 1 ? '_plies' : ''}`;
+  state.message = named(key, asker === null ? {} : { player: asker }, { count: d.plies });
+}
+
 // Words for an offer that closed. `by`: the seat that declined (`offer_declined.by`), when the
 // server says it. Without it the offerer's page names the one other player who could have
 // declined it, the other players' pages say the offerer withdrew it (two players: nobody else
@@ -413,7 +458,7 @@ function applyEvent(state, type, d, now) {
  */
 function declinedMessage(state, offer, by) {
   if (state.ownDeclines.has(offer.id)) return null;
-  const kind = offer.kind === 'rematch' ? 'rematch' : 'draw';
+  const kind = offer.kind;
   if (by !== undefined && by !== null) {
     if (by === offer.by) return named(`room.${kind}_withdrawn`, { player: offer.by });
     return named(`room.${kind}_declined_by`, { player: by });

@@ -6,6 +6,7 @@ import { t, colorName } from '../../i18n.js';
 import { gameUrl, roomUrl } from '../../api.js';
 import { abandonClaim, repetitionPossible } from '../state.js';
 import { $, $link, $select } from '../../dom.js';
+import { renderTakeback } from './takeback.js';
 
 /** @typedef {import('../ctrl.js').RoomCtrl} RoomCtrl */
 /** @typedef {import('../../protocol.js').Seat} Seat */
@@ -35,11 +36,13 @@ export function renderControls(ctrl) {
   const acting = playing && seat !== null && !state.seats[seat]?.left;
   const open = playing ? ctrl.openOffer('draw') : null;
   show('#resign', acting);
-  show('#offer-draw', acting && !open);
+  // One offer at a time: no draw offer while a takeback request is open (the server refuses it).
+  show('#offer-draw', acting && !open && !state.offers.some((o) => o.kind === 'takeback'));
   show('#accept-draw', Boolean(open && open.answerer !== null));
   const canWithdraw = Boolean(open && open.answerer === null && open.ours);
   show('#decline-draw', Boolean(open && (open.answerer !== null || canWithdraw)));
   setText($('#decline-draw'), t(canWithdraw ? 'room.withdraw_draw' : 'room.decline_draw'));
+  renderTakeback(ctrl);
   tickClaim(ctrl);
   show('#claim-draw', acting && Boolean(ctrl.info?.repetitionClaim) && ctrl.sockets.has(state.toMove) && repetitionPossible(state));
   // Abort: while not every player still in the game has moved (the server judges; a refusal says

@@ -88,6 +88,9 @@ export function createRoomView(ctrl) {
     on('#claim-abandoned-draw', () => ctrl.claimAbandonedDraw());
     on('#accept-draw', () => ctrl.accept('draw'));
     on('#decline-draw', () => ctrl.decline('draw'));
+    on('#offer-takeback', () => ctrl.offerTakeback());
+    on('#accept-takeback', () => ctrl.accept('takeback'));
+    on('#decline-takeback', () => ctrl.decline('takeback'));
     on('#abort', () => ctrl.abort());
     on('#rematch', () => ctrl.offerRematch());
     on('#accept-rematch', () => ctrl.accept('rematch'));

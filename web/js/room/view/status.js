@@ -6,6 +6,7 @@ import { t, colorName } from '../../i18n.js';
 import { homeUrl } from '../../api.js';
 import { $ } from '../../dom.js';
 import { inCheck } from './board.js';
+import { takebackOfferText } from './takeback.js';
 
 /** @typedef {import('../ctrl.js').RoomCtrl} RoomCtrl */
 
@@ -77,6 +78,8 @@ function renderOffers(ctrl) {
     texts.push(t(key, { player: ctrl.seatName(open.offer.by) })
       + (accepted ? ` ${t('room.draw_accepted_by', { players: accepted })}` : ''));
   }
+  const takeback = takebackOfferText(ctrl);
+  if (takeback) texts.push(takeback);
   $('#offers').textContent = texts.join(' ');
 }
 

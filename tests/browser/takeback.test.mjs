@@ -1,0 +1,129 @@
+// Takebacks on the room page (docs/protocol.md "Takeback", docs/web-client.md): the "Takeback"
+// button for a player with a move of its own, the request shown to the other player with accept
+// and decline (declined first, then accepted, the board and the move list going back on
+// `taken_back` on both pages, a desktop and a phone), the computer accepting in a practice game,
+// and the button as an undo at a pass-and-play table.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, newPage, screenshot } from './lib/browser.mjs';
+import {
+  createRoom, eventually, moveList, pieceOn, playMove, roomState, twoPlayers, waitForMessage,
+  waitForRoom, waitForVersion,
+} from './lib/pages.mjs';
+import { startServer } from './lib/server.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer('takeback');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('a takeback declined, then one accepted: both boards go back, the mover plays again', async (t) => {
+  const { first: dara, second: sok } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  // Nobody has moved: nothing to take back.
+  assert.equal(await dara.locator('#offer-takeback').isVisible(), false);
+  let version = await playMove(dara, ['e3', 'e4']);
+  await waitForVersion(sok, version);
+  await dara.locator('#offer-takeback').waitFor();
+  assert.equal(await sok.locator('#offer-takeback').isVisible(), false, 'Sok has made no move');
+
+  // Dara asks; Sok sees the request with its two answers, Dara may withdraw it.
+  await dara.click('#offer-takeback');
+  await sok.locator('#accept-takeback').waitFor();
+  assert.match(await sok.textContent('#offers'), /Dara.*asks to take back their last move\./);
+  assert.equal(await sok.innerText('#decline-takeback'), 'Decline the takeback');
+  await dara.locator('#decline-takeback').waitFor();
+  assert.match(
+    await eventually(() => dara.locator('#decline-takeback').innerText(), (text) => /withdraw/i.test(text)),
+    /Withdraw the takeback request/,
+  );
+  for (const page of [dara, sok]) {
+    assert.equal(await page.locator('#offer-takeback').isVisible(), false, 'one offer at a time');
+    assert.equal(await page.locator('#offer-draw').isVisible(), false, 'one offer at a time');
+  }
+  await screenshot(sok, 'takeback-request-phone');
+
+  // Declined: Dara reads who declined, nothing moves back.
+  await sok.click('#decline-takeback');
+  assert.match(await waitForMessage(dara, /declined the takeback/), /Sok.*declined the takeback\./);
+  await sok.locator('#accept-takeback').waitFor({ state: 'hidden' });
+  assert.equal(await pieceOn(sok, 'e4'), 1);
+  assert.equal((await moveList(sok)).length, 1);
+
+  // Sok answers d5 and asks to take it back; Dara accepts.
+  version = await playMove(sok, ['d6', 'd5']);
+  await waitForVersion(dara, version);
+  await sok.locator('#offer-takeback').waitFor();
+  await sok.click('#offer-takeback');
+  await dara.locator('#accept-takeback').waitFor();
+  assert.match(await dara.textContent('#offers'), /Sok.*asks to take back their last move\./);
+  await screenshot(dara, 'takeback-request-desktop');
+  await dara.click('#accept-takeback');
+  for (const page of [dara, sok]) {
+    await waitForRoom(page, { toMove: '1' });
+    await waitForMessage(page, /took back their last move/);
+    assert.equal(await pieceOn(page, 'd5'), 0, 'the pawn is back');
+    assert.equal(await pieceOn(page, 'd6'), 1);
+    assert.equal(await pieceOn(page, 'e4'), 1, 'White\'s move stands');
+    assert.deepEqual((await moveList(page)).length, 1);
+    assert.equal(await page.textContent('#offers'), '');
+    await page.locator('#accept-takeback').waitFor({ state: 'hidden' });
+    await page.locator('#decline-takeback').waitFor({ state: 'hidden' });
+  }
+  assert.match(await dara.textContent('#message'), /Sok.*took back their last move\./);
+  await screenshot(sok, 'takeback-done-phone');
+
+  // Sok plays another move in its place; the line goes on.
+  version = await playMove(sok, ['c6', 'c5']);
+  await waitForVersion(dara, version);
+  assert.equal(await pieceOn(dara, 'c5'), 1);
+  assert.equal((await moveList(dara)).length, 2);
+});
+
+test('against the computer a takeback is accepted at once (phone)', async (t) => {
+  const page = await newPage(t, browser, { viewport: 'phone' });
+  await createRoom(page, server, { game: 'ouk-chatrang', seat: 'white', computer: 1, name: 'Dara' });
+  const before = (await roomState(page)).version;
+  await playMove(page, ['e3', 'e4']);
+  // The computer's reply.
+  await waitForVersion(page, before + 2);
+  await waitForRoom(page, { toMove: '0' });
+  await page.click('#offer-takeback');
+  // The request and its acceptance in one answer: both plies go, White is on move.
+  await waitForVersion(page, before + 4);
+  await waitForRoom(page, { toMove: '0' });
+  assert.deepEqual(await eventually(() => moveList(page), (list) => list.length === 0), []);
+  assert.equal(await pieceOn(page, 'e3'), 1);
+  assert.equal(await pieceOn(page, 'e4'), 0);
+  await waitForMessage(page, /took back the last 2 moves/);
+  // The computer plays on after White's next move.
+  await playMove(page, ['d3', 'd4']);
+  await waitForVersion(page, before + 6);
+  assert.equal((await moveList(page)).length, 2);
+});
+
+test('at a pass-and-play table the button undoes the last move', async (t) => {
+  const page = await newPage(t, browser);
+  await createRoom(page, server, { game: 'khan', local: true });
+  await waitForRoom(page, { status: 'playing', toMove: '0' });
+  const state = await roomState(page);
+  const list = await page.evaluate(() => document.querySelector('#moves').textContent);
+  assert.equal(list.trim(), '');
+  // White moves a Soldier of its front row one step.
+  await playMove(page, ['c3', 'c4']);
+  await waitForRoom(page, { toMove: '1' });
+  await page.click('#offer-takeback');
+  await waitForVersion(page, state.version + 3);
+  await waitForRoom(page, { toMove: '0' });
+  assert.deepEqual(await moveList(page), []);
+  assert.equal(await pieceOn(page, 'c3'), 1);
+  assert.equal(await pieceOn(page, 'c4'), 0);
+});
