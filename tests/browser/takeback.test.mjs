@@ -1,8 +1,8 @@
 // Takebacks on the room page (docs/protocol.md "Takeback", docs/web-client.md): the "Takeback"
 // button for a player with a move of its own, the request shown to the other player with accept
 // and decline (declined first, then accepted, the board and the move list going back on
-// `taken_back` on both pages, a desktop and a phone), the computer accepting in a practice game,
-// and the button as an undo at a pass-and-play table.
+// `taken_back` on both pages, a desktop and a phone, and `/g/{id}` showing the line of play), the
+// computer accepting in a practice game, and the button as an undo at a pass-and-play table.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -86,6 +86,19 @@ test('a takeback declined, then one accepted: both boards go back, the mover pla
   await waitForVersion(dara, version);
   assert.equal(await pieceOn(dara, 'c5'), 1);
   assert.equal((await moveList(dara)).length, 2);
+
+  // The game's own page shows the line of play: e4 c5, without the d5 taken back.
+  await sok.click('#resign');
+  const link = dara.locator('#game-page-link');
+  await link.waitFor();
+  const roomId = (await link.getAttribute('href')).split('/').at(-1);
+  const page = await newPage(t, browser, { viewport: 'phone' });
+  await page.goto(`${server.url}/g/${roomId}`);
+  await page.waitForSelector('#room[data-ready="true"]');
+  const moves = await page.locator('#moves li').allInnerTexts();
+  assert.equal(moves.length, 2, moves.join(' | '));
+  assert.match(moves.join(' '), /e4[\s\S]*c5/);
+  assert.doesNotMatch(moves.join(' '), /d5/);
 });
 
 test('against the computer a takeback is accepted at once (phone)', async (t) => {
