@@ -43,7 +43,8 @@ import { offerTakeback } from './takeback.js';
 /**
  * What a frame does on the page once the room state has taken it (state.js applyFrame), by
  * frame type: lila's socket handlers. `before`: the state's version and ply count before it.
- * @type {Record<string, (ctrl: RoomCtrl, seat: number | null, frame: ServerFrame, before: { version: number | null, plies: number }) => void>}
+ * A handler that returns false leaves the page as it is drawn (the chat draws itself).
+ * @type {Record<string, (ctrl: RoomCtrl, seat: number | null, frame: ServerFrame, before: { version: number | null, plies: number }) => boolean | void>}
  */
 const handlers = {
   moved(ctrl, _seat, frame, before) {
@@ -58,6 +59,8 @@ const handlers = {
     ctrl.replay.show(null);
     ctrl.premove = null;
   },
+  chat: () => false,
+  chat_history: () => false,
 };
 
 /**
@@ -219,9 +222,9 @@ export class RoomCtrl {
   receive(seat, frame) {
     const before = { version: this.state.version, plies: this.state.moves.length };
     const effect = applyFrame(this.state, seat, frame, { wall: Date.now(), mono: performance.now() });
-    handlers[frame.t]?.(this, seat, frame, before);
+    const redraw = handlers[frame.t]?.(this, seat, frame, before) !== false;
     if (effect.chat) this.redrawChat();
-    if (frame.t === 'chat' || frame.t === 'chat_history') return;
+    if (!redraw) return;
     if (effect.rematch) this.followRematch(effect.rematch === 'live');
     this.playPremove();
     this.redraw();
