@@ -78,11 +78,23 @@ mod tests {
     #[test]
     fn every_bidi_control_is_ignorable_and_the_overrides_are_some_of_them() {
         let controls = CodePointSetData::new::<icu_properties::props::BidiControl>();
-        let controls: Vec<char> = controls.iter_ranges().flatten().filter_map(char::from_u32).collect();
+        let controls: Vec<char> = controls
+            .iter_ranges()
+            .flatten()
+            .filter_map(char::from_u32)
+            .collect();
         assert_eq!(controls.len(), 12, "{controls:?}");
         assert!(controls.iter().all(|&c| is_default_ignorable(c)));
-        let overrides: Vec<char> = controls.into_iter().filter(|&c| is_bidi_override(c)).collect();
-        assert_eq!(overrides, ['\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}',
-            '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}']);
+        let overrides: Vec<char> = controls
+            .into_iter()
+            .filter(|&c| is_bidi_override(c))
+            .collect();
+        assert_eq!(
+            overrides,
+            [
+                '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
+                '\u{2068}', '\u{2069}'
+            ]
+        );
     }
 }

@@ -14,7 +14,10 @@ use support::ws::{Client, End};
 const BAD: [(&str, &str); 9] = [
     ("a\u{202E}lave", "a right-to-left override"),
     ("\u{202E}\u{200F}", "an override and a right-to-left mark"),
-    ("\u{E0041}\u{17B4}\u{1BCA0}", "tags and other default-ignorables only"),
+    (
+        "\u{E0041}\u{17B4}\u{1BCA0}",
+        "tags and other default-ignorables only",
+    ),
     ("\u{2067}Dara", "a right-to-left isolate"),
     ("Dara\u{2069}", "a pop directional isolate"),
     ("   ", "blanks only"),

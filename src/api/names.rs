@@ -32,7 +32,10 @@ pub enum NameError {
 /// [`MAX_NAME_CHARS`] characters with a visible one.
 pub fn clean_name(name: Option<String>) -> Result<Option<String>, NameError> {
     let Some(name) = name else { return Ok(None) };
-    if let Some(c) = name.chars().find(|&c| c.is_control() || is_bidi_override(c)) {
+    if let Some(c) = name
+        .chars()
+        .find(|&c| c.is_control() || is_bidi_override(c))
+    {
         return Err(NameError::Forbidden(c));
     }
     let name = without_ignorables(&name);
@@ -61,7 +64,10 @@ mod tests {
         assert_eq!(clean("ដារ៉ា"), Ok(Some("ដារ៉ា".into())));
         // Default-ignorable characters draw nothing: they go, the name people see stays.
         assert_eq!(clean("👩\u{200D}👧"), Ok(Some("👩👧".into())));
-        assert_eq!(clean("\u{200F}Da\u{E0041}ra\u{FE0F}"), Ok(Some("Dara".into())));
+        assert_eq!(
+            clean("\u{200F}Da\u{E0041}ra\u{FE0F}"),
+            Ok(Some("Dara".into()))
+        );
         assert_eq!(clean(&"ញ".repeat(32)), Ok(Some("ញ".repeat(32))));
     }
 

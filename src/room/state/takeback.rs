@@ -29,6 +29,9 @@ pub(super) struct TakebackLimits {
     moves_played: u64,
     /// `moves_played` when the seat last offered a takeback (one offer per own move).
     offered_at: Option<u64>,
+    /// The room's ply (moves in the line of play) when the seat last offered a takeback: its
+    /// open offer stands for that ply only.
+    offered_at_ply: usize,
     /// How many of the seat's takeback offers another seat declined (a move counts).
     declined: u64,
     /// The seat may offer again once `moves_played` reaches this.
@@ -113,10 +116,32 @@ impl RoomState {
         if !everyone {
             return Ok(vec![Event::OfferAccepted { id, by: seat }]);
         }
-        // An open takeback offer still means what it said: a move or a departure would have
-        // closed it.
-        let plies = self.takeback_plies(offer.by)?;
+        let plies = self.standing_plies(offer)?;
         Ok(vec![self.taken_back(plies)?])
+    }
+
+    /// The plies open takeback `offer` takes back, when it still stands for the room's current
+    /// ply: the line of play must not have changed since it was made (a move closes the offer as
+    /// it is played, but the accept names an offer of a line of play, and is checked against it).
+    /// `no_such_offer` otherwise: nothing changes.
+    fn standing_plies(&self, offer: &OfferInfo) -> Result<u32, Refusal> {
+        let at = self
+            .takeback_limits
+            .get(usize::from(offer.by))
+            .map(|limits| limits.offered_at_ply);
+        let now = self.moves.len();
+        let plies = self.takeback_plies(offer.by)?;
+        if at != Some(now) || offer.plies != Some(plies) {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                format!(
+                    "takeback offer {} was made at ply {}, the game is at ply {now}: it no longer stands",
+                    offer.id,
+                    at.unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(plies)
     }
 
     /// How many plies a takeback by `seat` takes back: its last move and the moves after it.
@@ -230,8 +255,10 @@ impl RoomState {
 
     /// Counts a takeback offer of `seat` towards its limits.
     pub(super) fn count_takeback_offer(&mut self, seat: Seat) {
+        let ply = self.moves.len();
         if let Some(limits) = self.takeback_limits.get_mut(usize::from(seat)) {
             limits.offered_at = Some(limits.moves_played);
+            limits.offered_at_ply = ply;
         }
     }
 
@@ -424,6 +451,66 @@ mod tests {
         );
         play(&mut room, "d2b1 b8d7");
         assert!(decide_events(&room, 0, &Command::OfferTakeback).is_ok());
+    }
+
+    #[test]
+    fn an_accept_after_the_line_of_play_changed_is_refused_and_changes_nothing() {
+        let mut room = ouk_chatrang();
+        play(&mut room, "e3e4 d6d5");
+        command(&mut room, 1, &Command::OfferTakeback);
+        // A move arrives between the offer and the accept, and the offer is still open (a log
+        // written before a move closed it): the offer was for the line before that move.
+        let v = room.version + 1;
+        let moved = decide_events(
+            &room,
+            0,
+            &Command::Move {
+                mv: "e4d5".into(),
+                v: room.version,
+            },
+        )
+        .unwrap()
+        .remove(0);
+        room.apply(v, &moved, Utc::now()).unwrap();
+        assert_eq!(room.offers.len(), 1);
+        let before = room.clone();
+        let refusal = decide_events(&room, 0, &Command::Accept { offer: 1 }).unwrap_err();
+        assert_eq!(
+            (refusal.code, refusal.message.as_str()),
+            (
+                Code::NoSuchOffer,
+                "takeback offer 1 was made at ply 2, the game is at ply 3: it no longer stands"
+            )
+        );
+        assert_eq!(format!("{room:?}"), format!("{before:?}"));
+    }
+
+    #[test]
+    fn an_accept_names_the_offer_it_saw_and_no_other() {
+        let mut room = ouk_chatrang();
+        play(&mut room, "e3e4 d6d5");
+        // White's takeback offer is replaced by a draw offer as Black clicks accept on it.
+        command(&mut room, 0, &Command::OfferTakeback);
+        command(&mut room, 0, &Command::Decline { offer: 1 });
+        command(&mut room, 0, &Command::OfferDraw);
+        assert_eq!(
+            refused(&room, 1, &Command::Accept { offer: 1 }),
+            Code::NoSuchOffer
+        );
+        assert_eq!(room.offers[0].kind, OfferKind::Draw);
+        // And the other way round; a second offer of a kind before the next move is refused.
+        command(&mut room, 0, &Command::Decline { offer: 2 });
+        assert_eq!(refused(&room, 0, &Command::OfferDraw), Code::RateLimited);
+        assert_eq!(
+            refused(&room, 0, &Command::OfferTakeback),
+            Code::RateLimited
+        );
+        assert_eq!(
+            refused(&room, 1, &Command::Accept { offer: 2 }),
+            Code::NoSuchOffer
+        );
+        assert!(room.offers.is_empty());
+        assert_eq!(room.moves.len(), 2);
     }
 
     #[test]
