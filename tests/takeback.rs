@@ -2,7 +2,7 @@
 //! for 2 and 3 players) a takeback declined and one accepted, what every seat and a spectator are
 //! sent, a retried `cid` answered once, the stored log keeping what happened while the moves
 //! table, `/g/{id}`'s record and the PGN keep the line of play; the clocks back to the
-//! millisecond (manual clock); the computer accepting in a practice game; Ouk Chatrang's counting
+//! millisecond (manual clock); the computer accepting in a practice game, move after move; Ouk Chatrang's counting
 //! rows following the line on SQLite; and a room killed with SIGKILL after a takeback restored to
 //! the very same state.
 
@@ -388,6 +388,26 @@ async fn the_computer_accepts_a_takeback_in_a_practice_game() {
     assert_eq!(white.answer("w2").await["t"], "ack");
     let reply = white.event("moved", v + 6).await;
     assert_eq!(reply["d"]["seat"], 1);
+    // Against the computer a takeback is an undo: asked again at once, the move before goes too
+    // (no "one offer per move" there: the offer was accepted).
+    white.send_move("w3", "c3c4", v + 6).await;
+    assert_eq!(white.answer("w3").await["t"], "ack");
+    assert_eq!(white.event("moved", v + 8).await["d"]["seat"], 1);
+    white.command("offer_takeback", "tb2", json!({})).await;
+    assert_eq!(white.answer("tb2").await["d"]["v"], v + 10);
+    assert_eq!(white.event("taken_back", v + 10).await["d"]["plies"], 2);
+    white.command("offer_takeback", "tb3", json!({})).await;
+    let undo = white.answer("tb3").await;
+    assert_eq!(
+        (&undo["t"], &undo["d"]["v"]),
+        (&json!("ack"), &json!(v + 12)),
+        "{undo}"
+    );
+    let back = white.event("taken_back", v + 12).await;
+    assert_eq!(
+        (&back["d"]["plies"], &back["d"]["position"]),
+        (&json!(2), &start)
+    );
     server.shutdown().await;
 }
 

@@ -15,8 +15,12 @@
 //! (a resignation or a flag stands), and while another offer is open (one offer at a time, so a
 //! takeback never sits under a draw offer's accept button). Limits, counted in the offerer's own
 //! moves (the state has no clock, and a restart must rebuild them): one takeback offer per own
-//! move, and after its k-th declined takeback offer a seat waits k more of its own moves. A move
-//! by anyone closes an open takeback offer (by the offerer: withdrawn; by another: declined).
+//! move, and after its k-th declined takeback offer a seat waits k more of its own moves. They
+//! keep an offer from being put to a person again and again; an accepted offer frees its seat
+//! to offer again at once, so where the answer is the offerer's own (the computer accepts at
+//! once; a pass-and-play page answers for its other seats) a takeback is an undo, move after
+//! move, and nothing is declined. A move by anyone closes an open takeback offer (by the
+//! offerer: withdrawn; by another: declined). An accept is for the ply its offer was made at.
 
 use super::{Refusal, RoomState};
 use crate::protocol::{Code, Event, OfferInfo, OfferKind};
@@ -219,8 +223,8 @@ impl RoomState {
 
     /// Takes back the last `plies` moves: the game replayed without them must give `position`
     /// (the event's), or the log is not this room's. Every open offer closes (only the takeback
-    /// offer can be open), and a draw offer counted against a position no longer played is
-    /// forgotten.
+    /// offer can be open; its seat may offer again at once), and a draw offer counted against a
+    /// position no longer played is forgotten.
     pub(super) fn apply_taken_back(&mut self, plies: u32, position: &str) -> Result<(), String> {
         let keep = self
             .moves
@@ -237,6 +241,13 @@ impl RoomState {
         }
         self.game = game;
         self.moves.truncate(keep);
+        // An accepted offer was no spam: its seat may ask again at once (an undo of move after
+        // move, against the computer or at a pass-and-play table, where the answer is immediate).
+        for offer in self.offers.iter().filter(|o| o.kind == OfferKind::Takeback) {
+            if let Some(limits) = self.takeback_limits.get_mut(usize::from(offer.by)) {
+                limits.offered_at = None;
+            }
+        }
         self.offers.clear();
         for at in &mut self.draw_offered_at {
             if at.is_some_and(|at| at > keep) {
@@ -729,6 +740,35 @@ mod tests {
         assert_eq!(
             room.game.position(),
             fresh(GameKind::Khan, None, "").game.position()
+        );
+    }
+
+    #[test]
+    fn against_the_computer_or_at_one_table_a_takeback_is_an_undo_move_after_move() {
+        let mut room = two_player_room(GameKind::OukChatrang, None, json!({}));
+        room.seats[1].bot = Some(Level::new(1).unwrap());
+        play(&mut room, "e3e4 d6d5 b1d2 b8d7 d2b1");
+        // Each offer is accepted as it is made; the next one takes back the move before.
+        for left in [4, 2, 0] {
+            let events = command(&mut room, 0, &Command::OfferTakeback);
+            assert!(matches!(events[1], Event::TakenBack { .. }), "{events:?}");
+            assert_eq!(room.moves.len(), left);
+        }
+        // A pass-and-play table: the page answers for the other seat at once.
+        let mut table = ouk_chatrang();
+        play(&mut table, "e3e4 d6d5 b1d2 b8d7");
+        for (id, left) in [(1, 2), (2, 0)] {
+            command(&mut table, 0, &Command::OfferTakeback);
+            command(&mut table, 1, &Command::Accept { offer: id });
+            assert_eq!(table.moves.len(), left);
+        }
+        // A person who declined still gets the cooldown.
+        play(&mut table, "e3e4 d6d5");
+        command(&mut table, 0, &Command::OfferTakeback);
+        command(&mut table, 1, &Command::Decline { offer: 3 });
+        assert_eq!(
+            refused(&table, 0, &Command::OfferTakeback),
+            Code::RateLimited
         );
     }
 
