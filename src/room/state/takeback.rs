@@ -766,9 +766,10 @@ mod tests {
         play(&mut table, "e3e4 d6d5");
         command(&mut table, 0, &Command::OfferTakeback);
         command(&mut table, 1, &Command::Decline { offer: 3 });
+        let waiting = decide_events(&table, 0, &Command::OfferTakeback).unwrap_err();
         assert_eq!(
-            refused(&table, 0, &Command::OfferTakeback),
-            Code::RateLimited
+            waiting.message,
+            "your takeback offer was declined: make 1 more move(s) first"
         );
     }
 
