@@ -762,14 +762,14 @@ mod tests {
             command(&mut table, 1, &Command::Accept { offer: id });
             assert_eq!(table.moves.len(), left);
         }
-        // A person who declined still gets the cooldown.
+        // An offer a person declined still counts.
         play(&mut table, "e3e4 d6d5");
         command(&mut table, 0, &Command::OfferTakeback);
         command(&mut table, 1, &Command::Decline { offer: 3 });
         let waiting = decide_events(&table, 0, &Command::OfferTakeback).unwrap_err();
         assert_eq!(
             waiting.message,
-            "your takeback offer was declined: make 1 more move(s) first"
+            "one takeback offer per move: make a move before offering again"
         );
     }
 
