@@ -2,7 +2,9 @@
 // button for a player with a move of its own, the request shown to the other player with accept
 // and decline (declined first, then accepted, the board and the move list going back on
 // `taken_back` on both pages, a desktop and a phone, and `/g/{id}` showing the line of play), the
-// computer accepting in a practice game, and the button as an undo at a pass-and-play table.
+// computer accepting in a practice game (twice in a row: an undo), the button as an undo at a
+// pass-and-play table, and an accept button bound to the offer it shows (a click as a new offer
+// appears accepts nothing).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -121,6 +123,45 @@ test('against the computer a takeback is accepted at once (phone)', async (t) =>
   await playMove(page, ['d3', 'd4']);
   await waitForVersion(page, before + 6);
   assert.equal((await moveList(page)).length, 2);
+  // An undo, move after move: asked again at once, the move before goes too.
+  await playMove(page, ['c3', 'c4']);
+  await waitForVersion(page, before + 8);
+  await waitForRoom(page, { toMove: '0' });
+  await page.click('#offer-takeback');
+  await waitForVersion(page, before + 10);
+  await eventually(() => moveList(page), (list) => list.length === 2);
+  await page.locator('#offer-takeback').waitFor();
+  await page.click('#offer-takeback');
+  await waitForVersion(page, before + 12);
+  assert.deepEqual(await eventually(() => moveList(page), (list) => list.length === 0), []);
+  assert.equal(await pieceOn(page, 'd3'), 1);
+});
+
+test('an accept button names its offer and a click as a new offer appears accepts nothing', async (t) => {
+  const { first: dara, second: sok } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  const version = await playMove(dara, ['e3', 'e4']);
+  await waitForVersion(sok, version);
+  // Sok's click lands the instant an offer appears under the pointer (where the one before was).
+  await sok.evaluate(() => {
+    const button = /** @type {HTMLButtonElement} */ (document.querySelector('#accept-draw'));
+    window.clicks = 0;
+    new MutationObserver(() => {
+      if (!button.hidden && window.clicks === 0) {
+        window.clicks += 1;
+        button.click();
+      }
+    }).observe(button, { attributes: true });
+  });
+  await dara.click('#offer-draw');
+  await eventually(() => sok.evaluate(() => window.clicks), (n) => n === 1);
+  const button = sok.locator('#accept-draw');
+  await sok.locator('#accept-draw:enabled').waitFor();
+  assert.equal(await button.getAttribute('data-offer'), '1');
+  assert.equal((await roomState(sok)).status, 'playing', 'the early click accepted nothing');
+  assert.match(await sok.textContent('#offers'), /Dara/);
+  // A click once it is enabled accepts the offer it names.
+  await button.click();
+  for (const page of [dara, sok]) await waitForRoom(page, { status: 'finished' });
 });
 
 test('at a pass-and-play table the button undoes the last move', async (t) => {
