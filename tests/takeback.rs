@@ -3,8 +3,8 @@
 //! sent, a retried `cid` answered once, the stored log keeping what happened while the moves
 //! table, `/g/{id}`'s record and the PGN keep the line of play; the clocks back to the
 //! millisecond (manual clock); the computer accepting in a practice game, move after move; Ouk Chatrang's counting
-//! rows following the line on SQLite; and a room killed with SIGKILL after a takeback restored to
-//! the very same state.
+//! rows following the line on SQLite; a room killed with SIGKILL after a takeback restored to
+//! the very same state; and an open offer through a SIGTERM (a rolling restart), accepted after.
 
 mod support;
 
@@ -517,5 +517,39 @@ async fn a_room_killed_after_a_takeback_is_restored_to_the_same_state() {
         .expect("finished");
     assert_eq!(record.reason, "repetition");
     assert_eq!(record.moves.len(), 8);
+    process.kill();
+}
+
+#[tokio::test]
+async fn an_open_takeback_offer_outlives_a_restart_and_is_accepted_after_it() {
+    let db = support::db::fresh_postgres().await;
+    let process = Process::start(&db.url);
+    let mut t = Table::new(process.addr, "khan", json!({})).await;
+    t.play(0).await;
+    t.play(0).await;
+    let offered = t.command(1, "offer_takeback", "tb", json!({})).await;
+    assert_eq!(offered["t"], "ack", "{offered}");
+    let before = t.snapshot(process.addr).await;
+    assert_eq!(
+        before["d"]["offers"],
+        json!([{"id": 1, "kind": "takeback", "by": 1, "accepted": [], "plies": 1}])
+    );
+    // A rolling restart's SIGTERM: the node closes its sockets and stops; a new one restores the
+    // room from its stored events, the offer and its limits with it.
+    process.signal("TERM");
+    assert!(process.wait(), "a clean exit");
+    let process = Process::start(&db.url);
+    assert_eq!(t.snapshot(process.addr).await, before);
+    // White, whose accept the restart cut off, accepts on reconnecting: the move is taken back.
+    let (mut white, _) = Client::hello(process.addr, &t.code, Some(&t.tokens[0]), None).await;
+    white.next_of("snapshot").await;
+    white.command("accept", "a1", json!({"offer": 1})).await;
+    let accepted = white.answer("a1").await;
+    assert_eq!(accepted["t"], "ack", "{accepted}");
+    let back = white.event("taken_back", t.v + 1).await;
+    assert_eq!(
+        (&back["d"]["plies"], &back["d"]["to_move"]),
+        (&json!(1), &json!(1))
+    );
     process.kill();
 }
