@@ -3,15 +3,15 @@
 // and decline (declined first, then accepted, the board and the move list going back on
 // `taken_back` on both pages, a desktop and a phone, and `/g/{id}` showing the line of play), the
 // computer accepting in a practice game (twice in a row: an undo), the button as an undo at a
-// pass-and-play table, and an accept button bound to the offer it shows (a click as a new offer
-// appears accepts nothing).
+// pass-and-play table, an accept button bound to the offer it shows (a click as a new offer
+// appears accepts nothing), and Khan-Tsin's takeback declined and accepted.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, newPage, screenshot } from './lib/browser.mjs';
 import {
-  createRoom, eventually, moveList, pieceOn, playMove, roomState, twoPlayers, waitForMessage,
-  waitForRoom, waitForVersion,
+  clickSquare, createRoom, eventually, moveList, pieceOn, playMove, roomState, squaresWith, twoPlayers,
+  waitForMessage, waitForRoom, waitForVersion,
 } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
@@ -180,4 +180,49 @@ test('at a pass-and-play table the button undoes the last move', async (t) => {
   assert.deepEqual(await moveList(page), []);
   assert.equal(await pieceOn(page, 'c3'), 1);
   assert.equal(await pieceOn(page, 'c4'), 0);
+});
+
+// Khan-Tsin's placement: the seat on move on `page` puts a pawn on the first square offered.
+async function place(page) {
+  await page.waitForSelector('#board [data-square].target');
+  const [square] = await squaresWith(page, 'target');
+  const before = (await roomState(page)).version;
+  await clickSquare(page, square);
+  const pawn = page.locator('#board [data-place="p"]');
+  if (await pawn.count()) await pawn.click();
+  await waitForVersion(page, before + 1);
+  return square;
+}
+
+test('Khan-Tsin: a takeback declined, then one accepted (desktop and phone)', async (t) => {
+  const { first: dara, second: sok } = await twoPlayers(t, browser, server, { game: 'khan-tsin' });
+  for (const page of [dara, sok]) await waitForRoom(page, { status: 'playing', toMove: '0' });
+  await place(dara);
+  await waitForRoom(sok, { toMove: '1' });
+  await place(sok);
+  await waitForRoom(dara, { toMove: '0' });
+  // Sok asks to take back its placement; Dara declines: nothing changes.
+  await sok.locator('#offer-takeback').waitFor();
+  await sok.click('#offer-takeback');
+  await dara.locator('#accept-takeback').waitFor();
+  assert.match(await dara.textContent('#offers'), /Sok.*asks to take back their last move\./);
+  await dara.click('#decline-takeback');
+  assert.match(await waitForMessage(sok, /declined the takeback/), /Dara.*declined the takeback\./);
+  assert.equal((await moveList(sok)).length, 2);
+  // Dara places again and asks to take that back; Sok accepts: Dara is on move again.
+  const square = await place(dara);
+  await waitForRoom(sok, { toMove: '1' });
+  assert.equal((await moveList(sok)).length, 3);
+  await dara.locator('#offer-takeback').waitFor();
+  await dara.click('#offer-takeback');
+  await sok.locator('#accept-takeback:enabled').waitFor();
+  await sok.click('#accept-takeback');
+  for (const page of [dara, sok]) {
+    await waitForRoom(page, { toMove: '0' });
+    await waitForMessage(page, /took back their last move/);
+    assert.equal((await eventually(() => moveList(page), (list) => list.length === 2)).length, 2);
+    await page.locator('#accept-takeback').waitFor({ state: 'hidden' });
+  }
+  // The square is free again: Dara may place there once more.
+  await dara.waitForSelector(`#board [data-square="${square}"].target`);
 });
