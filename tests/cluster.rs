@@ -3,7 +3,6 @@
 
 mod support;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -16,6 +15,7 @@ use khanate::store::{
 };
 use serde_json::json;
 use sqlx::Connection;
+use support::cluster::{Lease, node_args, refused};
 use support::server::{Process, get_text, two_player_room};
 use support::ws::{Client, End};
 use uuid::Uuid;
@@ -25,41 +25,14 @@ const TTL_MS: u64 = 1500;
 
 /// A cluster node's flags, advertising `port` (where it listens).
 fn cluster_args(port: u16, ttl_ms: u64, renew_ms: u64) -> Vec<String> {
-    [
-        "--bind",
-        &format!("127.0.0.1:{port}"),
-        "--advertise-url",
-        &format!("http://127.0.0.1:{port}"),
-        "--cluster-secret",
-        "test-secret",
-        "--lease-ttl-ms",
-        &ttl_ms.to_string(),
-        "--lease-renew-ms",
-        &renew_ms.to_string(),
-    ]
-    .map(str::to_owned)
-    .to_vec()
+    let bind = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    node_args(bind, &format!("http://{bind}"), Lease { ttl_ms, renew_ms })
 }
 
 fn node(url: &str, ttl_ms: u64, renew_ms: u64) -> Process {
     let args = cluster_args(support::server::free_port(), ttl_ms, renew_ms);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Process::start_with(url, &args, &[])
-}
-
-/// `khanate serve` with `args` and `env`, which must refuse to start; returns its stderr.
-fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_khanate"))
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .args(args)
-        .env_remove("KHANATE_ADVERTISE_URL")
-        .env_remove("KHANATE_CLUSTER_SECRET")
-        .envs(env.iter().copied())
-        .output()
-        .expect("the khanate binary runs");
-    assert!(!output.status.success(), "started: {output:?}");
-    assert!(output.stdout.is_empty(), "it listened: {output:?}");
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]
