@@ -82,6 +82,9 @@ pub async fn open(
     hello: &Hello,
     client: IpAddr,
 ) -> Result<Link, LinkError> {
+    // Watched before the owner is read, so a claim from then on (while reading, while
+    // connecting) is not missed.
+    let mut watch = node.moves.watch(room_id);
     let owner = node
         .store
         .owner_of(room_id)
@@ -90,8 +93,7 @@ pub async fn open(
     if owner.node == node.id {
         return Err(LinkError::Mine);
     }
-    // Watched before the link exists, so a claim while connecting is not missed.
-    let watch = node.moves.watch(room_id, owner.epoch);
+    watch.link(owner.epoch);
     let unreachable = |e: &dyn std::fmt::Display| LinkError::Unreachable(e.to_string());
     let mut request = format!("{}?room={room_id}", ws_url(&owner.url)?)
         .into_client_request()
