@@ -91,36 +91,6 @@ pub async fn upgrade(
         })
 }
 
-/// The tungstenite error under an axum read error, if any.
-fn tungstenite_error(e: &axum::Error) -> Option<&tungstenite::Error> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(found) = err.downcast_ref::<tungstenite::Error>() {
-            return Some(found);
-        }
-        source = err.source();
-    }
-    None
-}
-
-/// Whether a read error is tungstenite's "message or frame too big".
-fn is_too_big(e: &axum::Error) -> bool {
-    matches!(tungstenite_error(e), Some(tungstenite::Error::Capacity(_)))
-}
-
-/// The close a read error calls for when the peer broke the WebSocket protocol (RFC 6455
-/// section 7.4.1): 1009 for a frame over the limit, 1007 for a text frame that is not UTF-8,
-/// 1002 for any other violation (a reserved opcode or bit, a control frame over 125 bytes, an
-/// unmasked frame). `None` for a connection that simply failed: there is nobody to tell.
-fn violation_close(e: &axum::Error) -> Option<(u16, &'static str)> {
-    match tungstenite_error(e)? {
-        tungstenite::Error::Capacity(_) => Some((close::TOO_BIG, "frame larger than 8 KiB")),
-        tungstenite::Error::Utf8(_) => Some((close::INVALID_PAYLOAD, "text frame not UTF-8")),
-        tungstenite::Error::Protocol(_) => Some((close::PROTOCOL_ERROR, "protocol error")),
-        _ => None,
-    }
-}
-
 async fn close_with(socket: &mut WebSocket, code: u16, reason: &str) {
     let frame = CloseFrame {
         code,
@@ -152,14 +122,13 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
         match tokio::time::timeout_at(deadline, socket.recv()).await {
             Err(_) => return Err(bad("no hello within 10 s".into())),
             Ok(None) => return Err(bad("closed before hello".into())),
-            Ok(Some(Err(e))) if is_too_big(&e) => {
-                return Err((
-                    Code::BadHello,
-                    close::TOO_BIG,
-                    "frame larger than 8 KiB".into(),
-                ));
+            // A violation of RFC 6455 in the hello closes with its own code, as after it.
+            Ok(Some(Err(e))) => {
+                return Err(match close::for_violation(&e) {
+                    Some((code, reason)) => (Code::BadHello, code, reason.into()),
+                    None => bad(format!("read error: {e}")),
+                });
             }
-            Ok(Some(Err(e))) => return Err(bad(format!("read error: {e}"))),
             // Control frames may come first; tungstenite answers pings by itself.
             Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
             Ok(Some(Ok(message))) => break message,
@@ -486,7 +455,7 @@ async fn read_frames(
                 continue;
             }
             Err(e) => {
-                if let Some((code, reason)) = violation_close(&e) {
+                if let Some((code, reason)) = close::for_violation(&e) {
                     debug!(error = %e, code, "WebSocket protocol violation");
                     answer(Outbound::Close(code, reason.into()));
                 }

@@ -203,7 +203,15 @@ pub async fn pipe(
                         break (None, Some(Message::Close(frame)));
                     }
                     Some(Ok(ws::Message::Ping(_) | ws::Message::Pong(_))) => continue,
-                    Some(Err(_)) | None => break (None, Some(Message::Close(None))),
+                    // A violation of RFC 6455 closes with its own code, as at the owner.
+                    Some(Err(e)) => match close::for_violation(&e) {
+                        Some((code, reason)) => {
+                            let owner = Message::Close(Some(CloseFrame { code: code.into(), reason: reason.into() }));
+                            break (Some(client_close(code, reason)), Some(owner));
+                        }
+                        None => break (None, Some(Message::Close(None))),
+                    },
+                    None => break (None, Some(Message::Close(None))),
                 };
                 if to_owner.send(message).await.is_err() {
                     break (Some(client_close(close::RESTART, "the room's node went away; reconnect")), None);
