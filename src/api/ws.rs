@@ -25,6 +25,7 @@ use uuid::Uuid;
 use super::limits::Sender;
 use super::lookup::{self, Lookup};
 use super::{ApiError, AppState, Limiters, names, proxy};
+use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::cluster::{Node, relay};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
@@ -177,7 +178,23 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     };
     let found = match (found, &state.node) {
         (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
-            Box::pin(served_elsewhere(&state, node, room_id, &hello, client)).await
+            let routed =
+                Box::pin(served_elsewhere(&state, node, &mut socket, room_id, &hello, client));
+            match routed.await {
+                Ok(served) => Ok(served),
+                Err(RouteError::Store(e)) => Err(e),
+                Err(RouteError::Moving | RouteError::Unknown(_)) => {
+                    Err(StoreError::OwnedElsewhere { room_id })
+                }
+                Err(RouteError::Gone) => {
+                    let message = format!("no room {:?}", hello.room);
+                    return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message)
+                        .await;
+                }
+                Err(RouteError::Stopped) => {
+                    return close_with(&mut socket, close::RESTART, "server restarting").await;
+                }
+            }
         }
         (found, _) => found.map(Served::Here),
     };
@@ -270,38 +287,50 @@ enum Served {
 }
 
 /// The room `room_id`, owned by another node when it was looked up: a link to its owner, or the
-/// room itself once this node has claimed it (its owner died and its lease ran out). Retried
-/// until the owner's lease could have run out and the room been claimed (lease TTL + 2 s).
-/// Errors: still no way to the room then (`OwnedElsewhere`), or the database failed.
+/// room itself once this node has claimed it (its owner died and its lease ran out), by the
+/// cluster's one routing policy ([`route`]). Ends early when the client closes its socket or
+/// this node shuts down.
 async fn served_elsewhere(
     state: &AppState,
     node: &Node,
+    socket: &mut WebSocket,
     room_id: Uuid,
     hello: &Hello,
     client: IpAddr,
-) -> Result<Served, StoreError> {
-    let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
-    loop {
+) -> Result<Served, RouteError> {
+    let attempt = || async {
         match relay::open(node, room_id, hello, client).await {
-            Ok(link) => return Ok(Served::Owner(Box::new(link))),
-            Err(relay::LinkError::Store(e)) => return Err(e),
-            Err(e) => debug!(error = %e, "no link to the room's owner yet"),
+            Ok(link) => Ok(Box::new(link)),
+            Err(relay::LinkError::Store(e)) => Err(Attempt::Store(e)),
+            Err(e) => Err(Attempt::Retry(e.to_string())),
         }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(StoreError::OwnedElsewhere { room_id });
-        }
-        tokio::time::sleep(RELINK_PAUSE).await;
-        match state.registry.find(&room_id.to_string()).await {
-            Ok(Some(room)) => return Ok(Served::Here(room)),
-            Ok(None) => return Err(StoreError::OwnedElsewhere { room_id }),
-            Err(StoreError::OwnedElsewhere { .. }) => {}
-            Err(e) => return Err(e),
+    };
+    let id = room_id.to_string();
+    let here = || state.registry.find(&id);
+    let routed = route(
+        node.lease_ttl(),
+        state.shutdown.clone(),
+        client_left(socket),
+        attempt,
+        here,
+    )
+    .await?;
+    Ok(match routed {
+        Routed::Owner(link) => Served::Owner(link),
+        Routed::Here(room) => Served::Here(room),
+    })
+}
+
+/// Resolves when the client closes its socket or it breaks, while it waits for its welcome.
+/// Pings are answered; a data frame before the welcome (the client did not wait) is dropped.
+async fn client_left(socket: &mut WebSocket) {
+    loop {
+        match socket.recv().await {
+            Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+            Some(Ok(frame)) => debug!(?frame, "a frame before the welcome: dropped"),
         }
     }
 }
-
-/// The pause between attempts to reach a room whose owner is changing.
-const RELINK_PAUSE: Duration = Duration::from_millis(200);
 
 /// When the peer was last heard from (any frame, pongs included), shared by a connection's reader
 /// and writer.

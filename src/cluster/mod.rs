@@ -18,6 +18,7 @@ pub mod forward;
 pub mod lease;
 pub mod moves;
 pub mod relay;
+pub mod route;
 
 use std::sync::Arc;
 use std::time::Duration;
