@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use support::netem::{Delay, Link};
 use support::server::{TestServer, room_with_every_seat};
 use support::ws::{Client, End};
@@ -181,5 +181,134 @@ async fn the_charge_per_move_over_three_links() {
             mean(second),
         );
     }
+    server.shutdown().await;
+}
+
+/// `mover` plays the first legal move of `on_move` (a frame that put it on move) at version `v`;
+/// returns the version its ack gives.
+async fn move_first(mover: &mut Client, on_move: &Value, v: i64) -> i64 {
+    let mv = on_move["d"]["legal_moves"][0]
+        .as_str()
+        .expect("legal moves")
+        .to_owned();
+    let cid = format!("m{v}");
+    mover.send_move(&cid, &mv, v).await;
+    let ack = mover.answer(&cid).await;
+    assert_eq!(ack["t"], "ack", "{ack}");
+    ack["d"]["v"].as_i64().unwrap()
+}
+
+/// The `presence` of seat 2 `client` gets before `deadline` (the frames before it are dropped).
+async fn absence_of_2(client: &mut Client, deadline: tokio::time::Instant) -> Value {
+    client.clear_pending();
+    loop {
+        let frame = client
+            .next_within(deadline.saturating_duration_since(tokio::time::Instant::now()))
+            .await
+            .expect("seat 2 shown disconnected within 10 s of its link dying")
+            .expect("the others stay connected");
+        if frame["t"] == "presence" && frame["d"]["seat"] == 2 {
+            return frame;
+        }
+    }
+}
+
+/// Reads (and drops) what `client` gets until `deadline`: a client that reads answers the
+/// server's probes, as browsers always do.
+async fn read_until(client: &mut Client, deadline: tokio::time::Instant) {
+    let now = tokio::time::Instant::now;
+    while let Some(frame) = client
+        .next_within(deadline.saturating_duration_since(now()))
+        .await
+    {
+        frame.expect("still connected");
+    }
+}
+
+/// A player whose link starts dropping everything (no FIN: the connection stays open on both
+/// ends) while it is on move: the server hears nothing from it, closes it after the 8 s silence
+/// limit, and the others see it disconnected within 10 s; once its grace period is over the
+/// other two vote it out (`left abandoned`) and play on.
+#[tokio::test]
+async fn a_black_holed_player_is_disconnected_within_10_s_then_voted_out() {
+    let ((_file, _url), server) = support::server::sqlite_server_with(|c| {
+        c.silence_limit_ms = khanate::config::DEFAULT_SILENCE_LIMIT_MS;
+        c.limits.abandon_grace_s = 1;
+    })
+    .await;
+    // 60 s + 3: the grace period is 6 s (a tenth of the starting time).
+    let (_, code, tokens) = room_with_every_seat(
+        server.addr,
+        "khan-tsin",
+        json!({"seats": 3, "clock": {"initial_s": 60, "increment_s": 3}}),
+    )
+    .await;
+    let (mut p0, _) = Client::hello(server.addr, &code, Some(&tokens[0]), None).await;
+    let (mut p1, _) = Client::hello(server.addr, &code, Some(&tokens[1]), None).await;
+    let link = Link::symmetric(server.addr, Delay::ms(20, 5)).await;
+    let _p2 = hello(&link, &code, &tokens[2]).await;
+    let snapshot = p0.next_of("snapshot").await;
+    assert_eq!(snapshot["d"]["to_move"], 0);
+    let v0 = snapshot["v"].as_i64().unwrap();
+    let v1 = move_first(&mut p0, &snapshot, v0).await;
+    let moved = p1.event("moved", v0 + 1).await;
+    assert_eq!(moved["d"]["to_move"], 1, "{moved}");
+    move_first(&mut p1, &moved, v1).await;
+    let moved = p0.event("moved", v1 + 1).await;
+    assert_eq!(moved["d"]["to_move"], 2, "{moved}");
+
+    link.black_hole();
+    let dropped = tokio::time::Instant::now();
+    let within = dropped + Duration::from_secs(10);
+    let (presence, seen_by_1) =
+        tokio::join!(absence_of_2(&mut p0, within), absence_of_2(&mut p1, within));
+    assert_eq!(presence, seen_by_1);
+    assert_eq!(presence["d"]["connected"], false, "{presence}");
+    let waited = dropped.elapsed();
+    assert!(
+        waited >= Duration::from_millis(khanate::config::DEFAULT_SILENCE_LIMIT_MS - 500),
+        "closed after {waited:?}: before the silence limit"
+    );
+
+    // Its grace period runs: a claim before it is over is refused, after it the votes count.
+    p1.command("claim_victory", "early", json!({})).await;
+    assert_eq!(p1.answer("early").await["d"]["code"], "cannot_claim");
+    let claimable_at = chrono::DateTime::parse_from_rfc3339(
+        presence["d"]["claimable_at"]
+            .as_str()
+            .expect("claimable_at"),
+    )
+    .unwrap();
+    let left = (claimable_at.with_timezone(&chrono::Utc) - chrono::Utc::now())
+        .to_std()
+        .unwrap_or_default();
+    let claimable = tokio::time::Instant::now() + left + Duration::from_millis(100);
+    tokio::join!(
+        read_until(&mut p0, claimable),
+        read_until(&mut p1, claimable)
+    );
+    p0.command("claim_victory", "c0", json!({})).await;
+    assert_eq!(p0.answer("c0").await["t"], "ack");
+    p1.command("claim_victory", "c1", json!({})).await;
+    assert_eq!(p1.answer("c1").await["t"], "ack");
+    let gone = p0.next_of("left").await;
+    assert_eq!(
+        (&gone["d"]["seat"], &gone["d"]["reason"]),
+        (&json!(2), &json!("abandoned")),
+        "{gone}"
+    );
+    // The other two play on.
+    let on_move = if gone["d"]["to_move"] == 0 {
+        &mut p0
+    } else {
+        &mut p1
+    };
+    let v = gone["v"].as_i64().unwrap();
+    let mv = gone["d"]["legal_moves"][0]
+        .as_str()
+        .expect("legal moves")
+        .to_owned();
+    on_move.send_move("after", &mv, v).await;
+    assert_eq!(on_move.answer("after").await["t"], "ack");
     server.shutdown().await;
 }
