@@ -180,11 +180,19 @@ fn rematch_room(
         let token_hash = slot
             .token_hash
             .ok_or_else(|| format!("seat {} has no token to carry over", moved.seat))?;
+        // A pass-and-play table stays one: the link moves with the seats.
+        let same_player_as = slot.same_player_as.and_then(|old| {
+            info.seats
+                .iter()
+                .find(|s| s.seat == old)
+                .map(|s| s.new_seat)
+        });
         events.push(Event::SeatTaken {
             seat: moved.new_seat,
             color: fresh.game.color(moved.new_seat).to_owned(),
             name: slot.name.clone(),
             bot: slot.bot,
+            same_player_as,
         });
         seats.push(SeatRow {
             seat: moved.new_seat,
