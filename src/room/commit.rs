@@ -285,3 +285,71 @@ fn move_rows(
     });
     (Some(move_row), extra_row)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::domain::Visibility;
+    use crate::protocol::Command;
+    use crate::room::state::{Decision, SeatChoice};
+    use crate::rules::GameKind;
+
+    /// `seat`'s command decided and staged on `room`; the new room of a rematch, if it made one.
+    fn run(room: &mut RoomState, seat: Seat, command: &Command) -> Option<CreatedRoom> {
+        let decision = room
+            .decide(Some(seat), command, Default::default())
+            .unwrap();
+        let Decision::Events { events, .. } = decision else {
+            panic!("{decision:?}");
+        };
+        let commit = stage(room, &events, None, None, Utc::now()).unwrap();
+        commit.new_room.map(|room| *room)
+    }
+
+    #[test]
+    fn a_rematch_keeps_a_pass_and_play_table_one_player() {
+        let game = AnyGame::new(GameKind::Khan, &GameOptions::default()).unwrap();
+        let start = game.position();
+        let mut room = RoomState::new(
+            Uuid::new_v4(),
+            "abcdefgh".into(),
+            Visibility::Private,
+            json!({}),
+            game,
+            start,
+            Utc::now(),
+        );
+        for (seat, same_player_as) in [(0, None), (1, Some(0))] {
+            let choice = SeatChoice::Number(seat);
+            let (_, events) = room.decide_join_as(&choice, None, same_player_as).unwrap();
+            let new_seat = NewSeat {
+                seat,
+                token_hash: [seat + 1; 32],
+            };
+            stage(&mut room, &events, None, Some(new_seat), Utc::now()).unwrap();
+        }
+        assert!(room.same_player(0, 1));
+        run(&mut room, 0, &Command::Resign);
+        run(&mut room, 0, &Command::OfferRematch);
+        let rematch = run(&mut room, 1, &Command::Accept { offer: 1 }).expect("a new room");
+        // Each seat one on: the creator's seat 0 is seat 1 there, and seat 0 is held by its player.
+        let taken: Vec<Value> = rematch
+            .commit
+            .events
+            .iter()
+            .filter(|e| e.kind == "seat_taken")
+            .map(|e| e.data.clone())
+            .collect();
+        assert_eq!(
+            (taken[0]["seat"].clone(), taken[0].get("same_player_as")),
+            (json!(1), None)
+        );
+        assert_eq!(
+            (&taken[1]["seat"], &taken[1]["same_player_as"]),
+            (&json!(0), &json!(1))
+        );
+    }
+}
