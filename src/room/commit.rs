@@ -289,12 +289,11 @@ fn move_rows(
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use uuid::Uuid;
 
     use super::*;
-    use crate::domain::Visibility;
     use crate::protocol::Command;
-    use crate::room::state::{Decision, SeatChoice};
+    use crate::room::state::Decision;
+    use crate::room::state::testing::two_player_room;
     use crate::rules::GameKind;
 
     /// `seat`'s command decided and staged on `room`; the new room of a rematch, if it made one.
@@ -311,26 +310,12 @@ mod tests {
 
     #[test]
     fn a_rematch_keeps_a_pass_and_play_table_one_player() {
-        let game = AnyGame::new(GameKind::Khan, &GameOptions::default()).unwrap();
-        let start = game.position();
-        let mut room = RoomState::new(
-            Uuid::new_v4(),
-            "abcdefgh".into(),
-            Visibility::Private,
-            json!({}),
-            game,
-            start,
-            Utc::now(),
-        );
-        for (seat, same_player_as) in [(0, None), (1, Some(0))] {
-            let choice = SeatChoice::Number(seat);
-            let (_, events) = room.decide_join_as(&choice, None, same_player_as).unwrap();
-            let new_seat = NewSeat {
-                seat,
-                token_hash: [seat + 1; 32],
-            };
-            stage(&mut room, &events, None, Some(new_seat), Utc::now()).unwrap();
+        // Black's seat taken by White's player (a join with `same_player`), each with its token.
+        let mut room = two_player_room(GameKind::Khan, None, json!({}));
+        for (seat, slot) in room.seats.iter_mut().enumerate() {
+            slot.token_hash = Some([u8::try_from(seat).unwrap() + 1; 32]);
         }
+        room.seats[1].same_player_as = Some(0);
         assert!(room.same_player(0, 1));
         run(&mut room, 0, &Command::Resign);
         run(&mut room, 0, &Command::OfferRematch);

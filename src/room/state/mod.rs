@@ -22,7 +22,7 @@ mod play;
 mod seats;
 mod takeback;
 #[cfg(test)]
-mod testing;
+pub(super) mod testing;
 mod views;
 
 pub use abandonment::Absence;
