@@ -275,9 +275,12 @@ impl RoomState {
     }
 
     /// `offer` was closed by seat `by`: a takeback offer declined by another seat starts the
-    /// offerer's cooldown (its k-th decline: k more of its own moves).
+    /// offerer's cooldown (its k-th decline: k more of its own moves). A seat that had accepted it
+    /// and then moved (in three-player Khan-Tsin, while another still had to answer) declined
+    /// nothing: its move closes the offer, as any move does, and counts against no one.
     pub(super) fn count_takeback_decline(&mut self, offer: &OfferInfo, by: Option<Seat>) {
-        let declined_by_another = by.is_some_and(|by| by != offer.by);
+        let declined_by_another =
+            by.is_some_and(|by| by != offer.by && !offer.accepted.contains(&by));
         if offer.kind != OfferKind::Takeback || !declined_by_another {
             return;
         }
@@ -690,6 +693,29 @@ mod tests {
         assert_eq!(
             refused(&room, 1, &Command::OfferTakeback),
             Code::CannotOffer
+        );
+    }
+
+    #[test]
+    fn a_move_by_a_player_who_accepted_closes_the_offer_but_declines_nothing() {
+        let mut room = three_player_room_after_placement();
+        let last = room.moves.last().unwrap().seat;
+        command(&mut room, last, &Command::OfferTakeback);
+        let on_move = room.seat_on_move().unwrap();
+        let events = command(&mut room, on_move, &Command::Accept { offer: 1 });
+        assert_eq!(events, [Event::OfferAccepted { id: 1, by: on_move }]);
+        let mv = room.game.legal_moves()[0].clone();
+        let v = room.version;
+        let events = command(&mut room, on_move, &Command::Move { mv, v });
+        assert!(events.contains(&Event::OfferDeclined {
+            id: 1,
+            by: Some(on_move)
+        }));
+        assert!(room.offers.is_empty());
+        assert_eq!(
+            room.takeback_limits[usize::from(last)].declined,
+            0,
+            "no cooldown for the offerer"
         );
     }
 
