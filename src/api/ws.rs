@@ -25,6 +25,7 @@ use uuid::Uuid;
 use super::limits::Sender;
 use super::lookup::{self, Lookup};
 use super::{ApiError, AppState, Limiters, names, proxy};
+use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::cluster::{Node, relay};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
@@ -92,36 +93,6 @@ pub async fn upgrade(
         })
 }
 
-/// The tungstenite error under an axum read error, if any.
-fn tungstenite_error(e: &axum::Error) -> Option<&tungstenite::Error> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(found) = err.downcast_ref::<tungstenite::Error>() {
-            return Some(found);
-        }
-        source = err.source();
-    }
-    None
-}
-
-/// Whether a read error is tungstenite's "message or frame too big".
-fn is_too_big(e: &axum::Error) -> bool {
-    matches!(tungstenite_error(e), Some(tungstenite::Error::Capacity(_)))
-}
-
-/// The close a read error calls for when the peer broke the WebSocket protocol (RFC 6455
-/// section 7.4.1): 1009 for a frame over the limit, 1007 for a text frame that is not UTF-8,
-/// 1002 for any other violation (a reserved opcode or bit, a control frame over 125 bytes, an
-/// unmasked frame). `None` for a connection that simply failed: there is nobody to tell.
-fn violation_close(e: &axum::Error) -> Option<(u16, &'static str)> {
-    match tungstenite_error(e)? {
-        tungstenite::Error::Capacity(_) => Some((close::TOO_BIG, "frame larger than 8 KiB")),
-        tungstenite::Error::Utf8(_) => Some((close::INVALID_PAYLOAD, "text frame not UTF-8")),
-        tungstenite::Error::Protocol(_) => Some((close::PROTOCOL_ERROR, "protocol error")),
-        _ => None,
-    }
-}
-
 async fn close_with(socket: &mut WebSocket, code: u16, reason: &str) {
     let frame = CloseFrame {
         code,
@@ -153,14 +124,13 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
         match tokio::time::timeout_at(deadline, socket.recv()).await {
             Err(_) => return Err(bad("no hello within 10 s".into())),
             Ok(None) => return Err(bad("closed before hello".into())),
-            Ok(Some(Err(e))) if is_too_big(&e) => {
-                return Err((
-                    Code::BadHello,
-                    close::TOO_BIG,
-                    "frame larger than 8 KiB".into(),
-                ));
+            // A violation of RFC 6455 in the hello closes with its own code, as after it.
+            Ok(Some(Err(e))) => {
+                return Err(match close::for_violation(&e) {
+                    Some((code, reason)) => (Code::BadHello, code, reason.into()),
+                    None => bad(format!("read error: {e}")),
+                });
             }
-            Ok(Some(Err(e))) => return Err(bad(format!("read error: {e}"))),
             // Control frames may come first; tungstenite answers pings by itself.
             Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
             Ok(Some(Ok(message))) => break message,
@@ -209,7 +179,23 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     };
     let found = match (found, &state.node) {
         (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
-            Box::pin(served_elsewhere(&state, node, room_id, &hello, client)).await
+            let routed =
+                Box::pin(served_elsewhere(&state, node, &mut socket, room_id, &hello, client));
+            match routed.await {
+                Ok(served) => Ok(served),
+                Err(RouteError::Store(e)) => Err(e),
+                Err(RouteError::Moving | RouteError::Unknown(_)) => {
+                    Err(StoreError::OwnedElsewhere { room_id })
+                }
+                Err(RouteError::Gone) => {
+                    let message = format!("no room {:?}", hello.room);
+                    return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message)
+                        .await;
+                }
+                Err(RouteError::Stopped) => {
+                    return close_with(&mut socket, close::RESTART, "server restarting").await;
+                }
+            }
         }
         (found, _) => found.map(Served::Here),
     };
@@ -301,38 +287,50 @@ enum Served {
 }
 
 /// The room `room_id`, owned by another node when it was looked up: a link to its owner, or the
-/// room itself once this node has claimed it (its owner died and its lease ran out). Retried
-/// until the owner's lease could have run out and the room been claimed (lease TTL + 2 s).
-/// Errors: still no way to the room then (`OwnedElsewhere`), or the database failed.
+/// room itself once this node has claimed it (its owner died and its lease ran out), by the
+/// cluster's one routing policy ([`route`]). Ends early when the client closes its socket or
+/// this node shuts down.
 async fn served_elsewhere(
     state: &AppState,
     node: &Node,
+    socket: &mut WebSocket,
     room_id: Uuid,
     hello: &Hello,
     client: IpAddr,
-) -> Result<Served, StoreError> {
-    let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
-    loop {
+) -> Result<Served, RouteError> {
+    let attempt = || async {
         match relay::open(node, room_id, hello, client).await {
-            Ok(link) => return Ok(Served::Owner(Box::new(link))),
-            Err(relay::LinkError::Store(e)) => return Err(e),
-            Err(e) => debug!(error = %e, "no link to the room's owner yet"),
+            Ok(link) => Ok(Box::new(link)),
+            Err(relay::LinkError::Store(e)) => Err(Attempt::Store(e)),
+            Err(e) => Err(Attempt::Retry(e.to_string())),
         }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(StoreError::OwnedElsewhere { room_id });
-        }
-        tokio::time::sleep(RELINK_PAUSE).await;
-        match state.registry.find(&room_id.to_string()).await {
-            Ok(Some(room)) => return Ok(Served::Here(room)),
-            Ok(None) => return Err(StoreError::OwnedElsewhere { room_id }),
-            Err(StoreError::OwnedElsewhere { .. }) => {}
-            Err(e) => return Err(e),
+    };
+    let id = room_id.to_string();
+    let here = || state.registry.find(&id);
+    let routed = route(
+        node.lease_ttl(),
+        state.shutdown.clone(),
+        client_left(socket),
+        attempt,
+        here,
+    )
+    .await?;
+    Ok(match routed {
+        Routed::Owner(link) => Served::Owner(link),
+        Routed::Here(room) => Served::Here(room),
+    })
+}
+
+/// Resolves when the client closes its socket or it breaks, while it waits for its welcome.
+/// Pings are answered; a data frame before the welcome (the client did not wait) is dropped.
+async fn client_left(socket: &mut WebSocket) {
+    loop {
+        match socket.recv().await {
+            Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+            Some(Ok(frame)) => debug!(?frame, "a frame before the welcome: dropped"),
         }
     }
 }
-
-/// The pause between attempts to reach a room whose owner is changing.
-const RELINK_PAUSE: Duration = Duration::from_millis(200);
 
 /// When the peer was last heard from (any frame, pongs included), shared by a connection's reader
 /// and writer; and the heartbeat probe outstanding: the writer stamps each probe's payload with
@@ -538,7 +536,7 @@ async fn read_frames(
                 continue;
             }
             Err(e) => {
-                if let Some((code, reason)) = violation_close(&e) {
+                if let Some((code, reason)) = close::for_violation(&e) {
                     debug!(error = %e, code, "WebSocket protocol violation");
                     answer(Outbound::Close(code, reason.into()));
                 }

@@ -11,4 +11,5 @@ pub mod nginx;
 pub mod rooms;
 pub mod server;
 pub mod stream;
+pub mod tcp_proxy;
 pub mod ws;
