@@ -31,6 +31,8 @@ struct Player {
     extra_ms: Vec<i64>,
     /// How many of its moves were played before its last reconnect.
     before_reconnect: usize,
+    /// How long it thinks ([`THINK`] unless a test says otherwise).
+    think: Duration,
 }
 
 impl Player {
@@ -45,6 +47,7 @@ impl Player {
             v: 0,
             extra_ms: Vec::new(),
             before_reconnect: 0,
+            think: THINK,
         }
     }
 
@@ -56,7 +59,7 @@ impl Player {
     }
 
     /// Plays until it has made `moves` moves (or the game ended): on each frame that puts it on
-    /// move it thinks [`THINK`], reading what else comes, then sends the first legal move; the
+    /// move it thinks its time, reading what else comes, then sends the first legal move; the
     /// `moved` of its move gives what it was charged. Returns whether the game goes on.
     async fn play(&mut self, moves: usize, increment_ms: i64) -> bool {
         let mut made = 0;
@@ -65,7 +68,7 @@ impl Player {
         while made < moves {
             let wait = match &on_move {
                 Some((since, _, _)) => {
-                    (*since + THINK).saturating_duration_since(tokio::time::Instant::now())
+                    (*since + self.think).saturating_duration_since(tokio::time::Instant::now())
                 }
                 None => Duration::from_secs(20),
             };
@@ -91,7 +94,7 @@ impl Player {
                         let before = pending_charge.take().expect("a move of ours");
                         let after = d["clock"]["remaining_ms"][self.seat].as_i64().unwrap();
                         let charged = before - after + increment_ms;
-                        self.extra_ms.push(charged - THINK.as_millis() as i64);
+                        self.extra_ms.push(charged - self.think.as_millis() as i64);
                         made += 1;
                     }
                     let puts_us_on_move = matches!(
@@ -328,5 +331,61 @@ async fn a_black_holed_player_is_disconnected_within_10_s_then_voted_out() {
         .to_owned();
     on_move.send_move("after", &mv, v).await;
     assert_eq!(on_move.answer("after").await["t"], "ack");
+    server.shutdown().await;
+}
+
+/// A 5 s stall of a player's link (150 ± 50 ms one way) right after its move: the others move at
+/// once, the frame that puts it on move next is held until the stall ends, and its move arrives
+/// about 6 s after that frame left. The stall is not latency: it is given back only up to the quota (3 s at the start of a
+/// 5+3 game, lichess's three gains), here much less, since one late probe moves the estimate by
+/// an eighth of at most 2 s; and the moves after it are not repaid beyond the quota either.
+#[tokio::test]
+async fn a_5_s_stall_is_repaid_only_up_to_the_quota() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let (code, tokens) = khan_tsin_5_3(&server).await;
+    let links = [(0, 0), (0, 0), (150, 50)];
+    let mut tasks = Vec::new();
+    for (seat, (token, (latency, jitter))) in tokens.into_iter().zip(links).enumerate() {
+        let link = Link::symmetric(server.addr, Delay::ms(latency, jitter)).await;
+        let code = code.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut player = Player::connect(link, seat, token, code).await;
+            if seat != 2 {
+                player.think = Duration::ZERO;
+            }
+            if seat == 2 {
+                assert!(player.play(4, 3_000).await);
+                player.link.stall(Duration::from_secs(5));
+                assert!(player.play(5, 3_000).await);
+            } else {
+                assert!(player.play(9, 3_000).await);
+            }
+            player
+        }));
+    }
+    let mut stalled = None;
+    for task in tasks {
+        let player = task.await.expect("player");
+        if player.seat == 2 {
+            stalled = Some(player);
+        }
+    }
+    let extra = stalled.expect("seat 2").extra_ms;
+    println!("150 ms one way, a 5 s stall after the 4th move: beyond thinking {extra:?}");
+    let (before, after) = extra.split_at(4);
+    // Its moves before the stall were charged about their thinking.
+    assert!(mean(before).abs() <= 80.0, "{before:?}");
+    // The stalled move: about 5 s (less the 150 ms its frame would have taken anyway, more its
+    // move's way back) beyond its thinking, less at most the starting quota of 3 s.
+    assert!(
+        after[0] >= 5_000 - 3_000,
+        "the stall was repaid beyond the quota: {extra:?}"
+    );
+    assert!(after[0] <= 5_000 + 400, "{extra:?}");
+    // The moves after it: what the stall's late probes raised the estimate by is bounded by the
+    // quota too (at most seven gains, 7 s, over all of them).
+    let given_beyond: i64 = after[1..].iter().map(|e| -e.min(&0)).sum();
+    assert!(given_beyond <= 7_000, "{extra:?}");
     server.shutdown().await;
 }
