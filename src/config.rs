@@ -81,7 +81,8 @@ pub struct Config {
 
     /// Milliseconds between the heartbeat probes: WebSocket pings whose pongs measure each
     /// connection's round trip (a move's lag compensation, docs/protocol.md "Clocks"). The first
-    /// goes out 100 ms after the hello.
+    /// goes out 100 ms after the hello and the next five every 300 ms (a good estimate within
+    /// the first two seconds).
     #[arg(long, env = "KHANATE_HEARTBEAT_MS", default_value_t = DEFAULT_HEARTBEAT_MS)]
     pub heartbeat_ms: u64,
 
@@ -588,7 +589,10 @@ mod tests {
             ..ClusterConfig::default()
         };
         let refused = short.mode(pg).unwrap_err();
-        assert!(refused.contains("31 bytes long: it needs at least 32"), "{refused}");
+        assert!(
+            refused.contains("31 bytes long: it needs at least 32"),
+            "{refused}"
+        );
         assert!(!refused.contains(&"a".repeat(31)), "{refused}");
     }
 

@@ -31,6 +31,7 @@ use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
     PROTOCOL_VERSION, Reject, close,
 };
+use crate::room::state::LagEstimate;
 use crate::room::{ConnectError, OUTBOUND_CAPACITY, Outbound, RoomHandle};
 use crate::store::StoreError;
 use crate::telemetry;
@@ -178,8 +179,14 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     };
     let found = match (found, &state.node) {
         (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
-            let routed =
-                Box::pin(served_elsewhere(&state, node, &mut socket, room_id, &hello, client));
+            let routed = Box::pin(served_elsewhere(
+                &state,
+                node,
+                &mut socket,
+                room_id,
+                &hello,
+                client,
+            ));
             match routed.await {
                 Ok(served) => Ok(served),
                 Err(RouteError::Store(e)) => Err(e),
@@ -434,6 +441,10 @@ impl Beats {
 /// first second of a connection.
 const FIRST_PROBE: Duration = Duration::from_millis(100);
 
+/// The first probes of a connection go out this often, to make its lag estimate good within its
+/// first two seconds; the later ones every heartbeat.
+const EARLY_PROBES: (u32, Duration) = (6, Duration::from_millis(300));
+
 /// Drains the outbound queue into the socket until the queue closes, a close is queued, or the
 /// server shuts down; probes the peer every heartbeat and closes it (1001) once it has been
 /// silent for the silence limit, and pings it for proxies every keep-alive interval (giving up
@@ -446,7 +457,8 @@ async fn write_frames(
     heard: Heard,
 ) {
     let start = tokio::time::Instant::now();
-    let mut probes = tokio::time::interval_at(start + FIRST_PROBE, beats.heartbeat);
+    let mut next_probe = start + FIRST_PROBE;
+    let mut probes_sent = 0;
     let mut pings = tokio::time::interval_at(start + beats.keepalive, beats.keepalive);
     let close = loop {
         tokio::select! {
@@ -458,7 +470,10 @@ async fn write_frames(
                     break (close::GOING_AWAY, format!("silent for {secs} s"));
                 }
             }
-            _ = probes.tick() => {
+            () = tokio::time::sleep_until(next_probe) => {
+                probes_sent += 1;
+                let (early, often) = EARLY_PROBES;
+                next_probe += if probes_sent < early { often } else { beats.heartbeat };
                 let probe = heard.probe();
                 if sink.send(Message::Ping(probe.to_vec().into())).await.is_err() {
                     return;
@@ -513,8 +528,8 @@ async fn read_frames(
         }
     };
     let mut bad_frames = 0;
-    // The last round trip measured, for a move's lag compensation.
-    let mut rtt_ms = None;
+    // The round trip estimated from the probes' pongs, for a move's lag compensation.
+    let mut lag = LagEstimate::default();
     while let Some(message) = stream.next().await {
         heard.now();
         let text = match message {
@@ -524,7 +539,7 @@ async fn read_frames(
             Ok(Message::Close(_)) => continue,
             Ok(Message::Pong(payload)) => {
                 if let Some(rtt) = heard.ponged(&payload) {
-                    rtt_ms = Some(rtt);
+                    lag.record(rtt);
                 }
                 continue;
             }
@@ -579,7 +594,7 @@ async fn read_frames(
                 ));
             }
             Ok(Incoming::Command { cid, command }) => {
-                if !room.command_with_rtt(conn, cid, command, rtt_ms).await {
+                if !room.command_with_lag(conn, cid, command, lag.ms()).await {
                     return;
                 }
             }

@@ -219,8 +219,8 @@ enum Request {
         command: Command,
         /// When the frame arrived, for the move latency metrics.
         received: tokio::time::Instant,
-        /// The connection's last measured WebSocket round trip, for a move's lag compensation.
-        rtt_ms: Option<u64>,
+        /// The connection's estimated round trip (ms), for a move's lag compensation.
+        lag_ms: Option<u64>,
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
@@ -337,17 +337,17 @@ impl RoomHandle {
     /// Queues a player's command; the answer (`ack` or `reject`) goes to the connection's queue.
     /// Returns false when the room task has stopped.
     pub async fn command(&self, conn: u64, cid: String, command: Command) -> bool {
-        self.command_with_rtt(conn, cid, command, None).await
+        self.command_with_lag(conn, cid, command, None).await
     }
 
-    /// As [`RoomHandle::command`], with the connection's last measured round trip `rtt_ms` (a
+    /// As [`RoomHandle::command`], with the connection's estimated round trip `lag_ms` (a
     /// move's lag compensation), if any.
-    pub async fn command_with_rtt(
+    pub async fn command_with_lag(
         &self,
         conn: u64,
         cid: String,
         command: Command,
-        rtt_ms: Option<u64>,
+        lag_ms: Option<u64>,
     ) -> bool {
         let received = tokio::time::Instant::now();
         self.tx
@@ -356,7 +356,7 @@ impl RoomHandle {
                 cid,
                 command,
                 received,
-                rtt_ms,
+                lag_ms,
             })
             .await
             .is_ok()

@@ -9,7 +9,7 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
-use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice, lag_compensation_ms};
+use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
@@ -48,14 +48,14 @@ impl Authority {
     /// Ends the game on time if the running seat's time is used up (the deadline fired, or a
     /// command came in after it): the flag is stored and published like any event.
     pub(super) async fn flag(&mut self) {
-        let (now_ms, elapsed) = self.clock_now();
+        let (_, elapsed) = self.clock_now();
         let now = self.settings.clock.now_utc();
         let Some(events) = self.state.decide_flag(elapsed, now) else {
             return;
         };
         let flagged = self.state.clock.as_ref().and_then(|c| c.running);
         if self.persist(&events, None, None, None).await.is_ok() {
-            self.clock_mark = now_ms;
+            self.clock_mark = self.settings.clock.now_ms();
             info!(seat = ?flagged, "flag: time ran out");
         }
     }
@@ -90,7 +90,6 @@ impl Authority {
             .state
             .decide_join_as(&choice, name, same_player_as)
             .map_err(JoinError::Refused)?;
-        let (now_ms, _) = self.clock_now();
         let now = self.settings.clock.now_utc();
         self.state.stamp_clocks(&mut events, 0, 0, now);
         let (seat_token, token_hash) = new_seat_token();
@@ -100,7 +99,7 @@ impl Authority {
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
         if events.iter().any(sets_clock) {
-            self.clock_mark = now_ms;
+            self.clock_mark = self.settings.clock.now_ms();
         }
         info!(seat, "seat taken");
         Ok(Joined {
@@ -184,14 +183,15 @@ impl Authority {
         self.answer(conn, &cid, Answer::Ack(v));
     }
 
-    /// Command `cid` of connection `conn`: decided, stored, published, then answered.
+    /// Command `cid` of connection `conn`: decided, stored, published, then answered. `lag_ms`:
+    /// the connection's estimated round trip, for a move's lag compensation.
     pub(super) async fn command(
         &mut self,
         conn: u64,
         cid: String,
         command: Command,
         received: tokio::time::Instant,
-        rtt_ms: Option<u64>,
+        lag_ms: Option<u64>,
     ) {
         let Some(viewer) = self.fanout.seat_of(conn) else {
             return;
@@ -208,7 +208,7 @@ impl Authority {
             self.reject(conn, &cid, Code::Unavailable, message);
             return;
         }
-        let at = self.clock_now();
+        let (_, elapsed_ms) = self.clock_now();
         let answer = match self.state.decide(viewer, &command, self.absence()) {
             Err(refusal) => {
                 debug!(cid, code = refusal.code.as_str(), "command refused");
@@ -226,7 +226,20 @@ impl Authority {
                 Answer::Ack(self.state.version)
             }
             Ok(Decision::Events { by: seat, events }) => {
-                let change = Change::of(&command, events, seat, &cid, received, rtt_ms, at);
+                let compensation = if matches!(command, Command::Move { .. }) {
+                    self.state.lag_compensation(seat, lag_ms, elapsed_ms)
+                } else {
+                    0
+                };
+                let change = Change::of(
+                    &command,
+                    events,
+                    seat,
+                    &cid,
+                    received,
+                    compensation,
+                    elapsed_ms,
+                );
                 let stored = self.commit_command(change).await;
                 return self.answer_stored(conn, &cid, seat, &command, stored);
             }
@@ -283,11 +296,11 @@ impl Authority {
             compensation,
             received,
             new_bot,
-            at: (now_ms, elapsed),
+            elapsed_ms,
         } = change;
         let now = self.settings.clock.now_utc();
         self.state
-            .stamp_clocks(&mut events, elapsed, compensation, now);
+            .stamp_clocks(&mut events, elapsed_ms, compensation, now);
         let new_seat = new_bot.map(|(seat, _)| NewSeat {
             seat,
             token_hash: new_seat_token().1,
@@ -296,7 +309,8 @@ impl Authority {
             .persist(&events, Some(author), new_seat, received)
             .await?;
         if events.iter().any(sets_clock) {
-            self.clock_mark = now_ms;
+            // From when the frames that set the clocks left: after the commit, not before it.
+            self.clock_mark = self.settings.clock.now_ms();
         }
         Ok(v)
     }
@@ -380,22 +394,21 @@ struct Change<'a> {
     received: Option<tokio::time::Instant>,
     /// The seat and level of a bot `add_bot` seats.
     new_bot: Option<(Seat, crate::bot::Level)>,
-    /// The clock's reading (ms) when the command was decided, and the time since the last event
-    /// that set the game clocks.
-    at: (u64, u64),
+    /// When the command was decided, the time (ms) since the last event that set the game clocks.
+    elapsed_ms: u64,
 }
 
 impl<'a> Change<'a> {
-    /// The change `events` of `command` by `seat` make; `received`, `rtt_ms` and `at` as for
-    /// [`Authority::command`] and [`Change::at`].
+    /// The change `events` of `command` by `seat` make, giving back `compensation` ms to a move;
+    /// `received` and `elapsed_ms` as for [`Authority::command`] and [`Change::elapsed_ms`].
     fn of(
         command: &Command,
         events: Vec<Event>,
         seat: Seat,
         cid: &'a str,
         received: tokio::time::Instant,
-        rtt_ms: Option<u64>,
-        at: (u64, u64),
+        compensation: u64,
+        elapsed_ms: u64,
     ) -> Self {
         let is_move = matches!(command, Command::Move { .. });
         Change {
@@ -404,17 +417,13 @@ impl<'a> Change<'a> {
                 seat,
                 cid: Some(cid),
             },
-            compensation: if is_move {
-                rtt_ms.map_or(0, lag_compensation_ms)
-            } else {
-                0
-            },
+            compensation,
             received: is_move.then_some(received),
             new_bot: match *command {
                 Command::AddBot { seat, level } => Some((seat, level)),
                 _ => None,
             },
-            at,
+            elapsed_ms,
         }
     }
 }

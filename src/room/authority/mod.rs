@@ -60,8 +60,10 @@ pub(super) struct Authority {
     published_version: Arc<AtomicI64>,
     settings: RoomSettings,
     chat: RecentChat,
-    /// The clock's reading (`settings.clock`, ms) at the last event that set the game clocks, or
-    /// when this task started: the running seat's time counts from here. A restored room starts
+    /// The clock's reading (`settings.clock`, ms) when the last event that set the game clocks
+    /// had been stored and handed to the connections (the frame that put the running seat on
+    /// move left), or when this task started: the running seat's time counts from here, so the
+    /// commit of the previous move is charged to nobody. A restored room starts
     /// counting afresh, so the time the server was down is charged to nobody.
     clock_mark: u64,
     /// This task's own handle, set by [`Authority::spawn`]: the bots it starts talk to it.
@@ -370,8 +372,8 @@ impl Authority {
                 cid,
                 command,
                 received,
-                rtt_ms,
-            } => self.command(conn, cid, command, received, rtt_ms).await,
+                lag_ms,
+            } => self.command(conn, cid, command, received, lag_ms).await,
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }

@@ -1,10 +1,12 @@
-//! Time control: a timed room's settings and clocks, the lag compensation of a move, the deadline
-//! of the seat on move, the flag when it passes, and the `clock` every clock-setting event carries.
+//! Time control: a timed room's settings and clocks, each seat's lag quota (the compensation
+//! itself is `lag.rs`), the deadline of the seat on move, the flag when it passes, and the `clock`
+//! every clock-setting event carries.
 //! The state holds no time of its own: the room task passes the milliseconds elapsed since the
 //! last clock event.
 
 use chrono::{DateTime, Utc};
 
+use super::lag::LagQuota;
 use super::{RoomState, game_over};
 use crate::domain::RoomStatus;
 use crate::protocol::{ClockInfo, ClockView, Event};
@@ -52,18 +54,6 @@ impl ClockSettings {
     }
 }
 
-/// The most a move's lag compensation gives back, in milliseconds.
-pub const MAX_LAG_COMPENSATION_MS: u64 = 500;
-
-/// The lag compensation of a move sent over a connection whose last measured round trip was
-/// `rtt_ms`: half the round trip (the time the move spent on its way to the server), at most
-/// [`MAX_LAG_COMPENSATION_MS`]. The idea is lichess's lag compensation, simplified to a per-move
-/// bound (lichess also keeps a per-player quota); [`RoomState::stamp_clocks`] further caps it at
-/// the time the move took, so compensation never gives a seat more than it had before the move.
-pub fn lag_compensation_ms(rtt_ms: u64) -> u64 {
-    (rtt_ms / 2).min(MAX_LAG_COMPENSATION_MS)
-}
-
 /// A timed room's clocks as of the last event that set them (`clock` in `game_started`, `moved`,
 /// `left`, `taken_back`, `game_over`). The room task knows when that was; the state holds no time of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,9 +64,34 @@ pub struct Clocks {
     pub remaining_ms: Vec<u64>,
     /// The seat whose clock runs, if any.
     pub running: Option<Seat>,
+    /// Each seat's lag quota (in memory only: a room loaded afresh starts every quota anew).
+    pub lag: Vec<LagQuota>,
+}
+
+impl Clocks {
+    /// The clocks of a game of `settings` for `seats` seats before it starts: every seat has its
+    /// initial time and a fresh lag quota, and none runs.
+    pub fn new(settings: ClockSettings, seats: usize) -> Self {
+        Clocks {
+            settings,
+            remaining_ms: vec![settings.initial_ms(); seats],
+            running: None,
+            lag: vec![LagQuota::for_clock(&settings); seats],
+        }
+    }
 }
 
 impl RoomState {
+    /// The lag compensation of a move by `seat` that took `elapsed_ms` since its clock started,
+    /// over a connection whose estimated round trip is `lag_ms`, taken from the seat's quota
+    /// ([`LagQuota::on_move`]); 0 in an untimed room.
+    pub fn lag_compensation(&mut self, seat: Seat, lag_ms: Option<u64>, elapsed_ms: u64) -> u64 {
+        self.clock
+            .as_mut()
+            .and_then(|clocks| clocks.lag.get_mut(usize::from(seat)))
+            .map_or(0, |quota| quota.on_move(lag_ms, elapsed_ms))
+    }
+
     /// When the running seat's time runs out, in the room task's clock milliseconds, given that the
     /// last clock event was at `mark_ms`; `None` when no clock runs.
     pub fn clock_deadline(&self, mark_ms: u64) -> Option<u64> {
@@ -297,16 +312,29 @@ mod tests {
     }
 
     #[test]
-    fn lag_compensation_is_half_the_round_trip_at_most_500_ms_and_never_more_than_spent() {
-        assert_eq!(lag_compensation_ms(0), 0);
-        assert_eq!(lag_compensation_ms(240), 120);
-        assert_eq!(lag_compensation_ms(5_000), MAX_LAG_COMPENSATION_MS);
+    fn compensation_comes_from_the_movers_quota_and_never_exceeds_the_time_spent() {
         let mut room = timed_room(GameKind::Khan, None, 60, 0);
-        let clock = timed_move(&mut room, 1_000, 300);
+        // 1+0: a gain of 390 ms, the quota starts at 1170.
+        let compensation = room.lag_compensation(0, Some(300), 1_000);
+        assert_eq!(compensation, 300);
+        let clock = timed_move(&mut room, 1_000, compensation);
         assert_eq!(clock.remaining_ms, vec![59_300, 60_000]);
-        // 200 ms spent, 300 ms of compensation: the seat keeps what it had, no more.
-        let clock = timed_move(&mut room, 200, 300);
+        // 200 ms spent, 300 ms of lag: the seat keeps what it had, no more.
+        let compensation = room.lag_compensation(1, Some(300), 200);
+        assert_eq!(compensation, 200);
+        let clock = timed_move(&mut room, 200, compensation);
         assert_eq!(clock.remaining_ms, vec![59_300, 60_000]);
+        let quotas: Vec<u64> = room
+            .clock
+            .as_ref()
+            .unwrap()
+            .lag
+            .iter()
+            .map(|q| q.quota_ms)
+            .collect();
+        assert_eq!(quotas, vec![1_170 - 300 + 390, 1_170 - 200 + 390]);
+        // A spike beyond the quota: only the quota.
+        assert_eq!(room.lag_compensation(0, Some(2_000), 5_000), 1_260);
     }
 
     #[test]
@@ -356,14 +384,15 @@ mod tests {
     #[test]
     fn a_flagged_player_of_three_leaves_with_its_clock_at_zero_and_the_game_goes_on() {
         let mut room = three_player_room();
-        room.clock = Some(Clocks {
-            settings: ClockSettings {
+        let mut clocks = Clocks::new(
+            ClockSettings {
                 initial_s: 30,
                 increment_s: 0,
             },
-            remaining_ms: vec![30_000; 3],
-            running: Some(0),
-        });
+            3,
+        );
+        clocks.running = Some(0);
+        room.clock = Some(clocks);
         let events = room.decide_flag(30_000, Utc::now()).unwrap();
         let Event::Left {
             seat,

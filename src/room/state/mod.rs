@@ -10,13 +10,14 @@
 //! goes where) and [`RoomState::apply`]; each concern's rules live beside it: `seats.rs` (taking a
 //! seat, bots, tokens), `play.rs` (moves, resignation, abort, the repetition claim), `offers.rs`
 //! (draw and rematch offers), `takeback.rs` (takeback offers and replaying the game without the
-//! moves taken back), `clocks.rs` (time control, lag compensation, flags),
+//! moves taken back), `clocks.rs` (time control, flags), `lag.rs` (lag compensation),
 //! `abandonment.rs` (leaving a game, claims and votes against an absent seat), `chat.rs` (who may
 //! write where, and the text) and `views.rs` (what a client or the game record is shown).
 
 mod abandonment;
 mod chat;
 mod clocks;
+mod lag;
 mod offers;
 mod play;
 mod seats;
@@ -27,7 +28,8 @@ mod views;
 
 pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
-pub use clocks::{ClockSettings, Clocks, MAX_LAG_COMPENSATION_MS, lag_compensation_ms};
+pub use clocks::{ClockSettings, Clocks};
+pub use lag::{LagEstimate, LagQuota, MAX_LAG_SAMPLE_MS};
 pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
 pub use views::LegalMoves;
 
@@ -232,11 +234,7 @@ impl RoomState {
             clock: options
                 .get("clock")
                 .and_then(|c| serde_json::from_value::<ClockSettings>(c.clone()).ok())
-                .map(|settings| Clocks {
-                    settings,
-                    remaining_ms: vec![settings.initial_ms(); seats_len],
-                    running: None,
-                }),
+                .map(|settings| Clocks::new(settings, seats_len)),
             options,
         }
     }
