@@ -17,7 +17,7 @@ use serde_json::json;
 use sqlx::Connection;
 use support::cluster::{Lease, node_args, refused};
 use support::server::{Process, get_text, two_player_room};
-use support::ws::{Client, End};
+use support::ws::{Client, End, try_hello};
 use uuid::Uuid;
 
 /// The lease of the tests' nodes: short, so a takeover is quick; renewals well inside it.
@@ -328,23 +328,6 @@ async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path()
         .map(|row| row.seq)
         .collect();
     assert_eq!(seqs, [1, 3]);
-}
-
-/// Says hello on `addr`: the client and its welcome, or the close code when the node refuses.
-async fn try_hello(
-    addr: std::net::SocketAddr,
-    room: &str,
-    token: &str,
-    last_v: i64,
-) -> Result<(Client, serde_json::Value), Option<u16>> {
-    let mut client = Client::open(addr).await;
-    let d = json!({"protocol": 1, "room": room, "token": token, "last_v": last_v});
-    client.send(&json!({"t": "hello", "d": d})).await;
-    match client.next().await {
-        Ok(welcome) if welcome["t"] == "welcome" => Ok((client, welcome)),
-        Ok(other) => panic!("unexpected first frame {other}"),
-        Err(End::Closed(code)) => Err(code),
-    }
 }
 
 /// Retries a hello on `addr` until the node serves the room (at most 10 s).
