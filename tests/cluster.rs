@@ -740,3 +740,70 @@ async fn concurrent_hellos_for_a_released_room_claim_it_once() {
     let (versions, _) = stored(&db.url, &room_id).await;
     assert_eq!(versions, (1..=v).collect::<Vec<_>>());
 }
+
+/// Issue 24: after a takeover the orphan sweep gave 44 of 45 rooms to the first node to tick, so
+/// the next failure takes almost everything at once. A dead node's rooms now spread over the
+/// live nodes: each claims first those that hash to it. The nodes' lease is the default's (3 s,
+/// renewed every second, so one sweep a second: the first has time to take everything before
+/// the second ticks). 60 rooms, two survivors: each room is claimed by the survivor it hashes
+/// to, but for a few its node did not claim in time (at most 6 here). Failed before the fix
+/// (about half of them, by whichever node ticked first).
+#[tokio::test]
+async fn a_dead_node_s_rooms_spread_over_the_live_nodes() {
+    let db = support::db::fresh_postgres().await;
+    let a = node(&db.url, 3000, 1000);
+    let b = node(&db.url, 3000, 1000);
+    let c = node(&db.url, 3000, 1000);
+    for _ in 0..60 {
+        let (status, created) = support::server::post(
+            a.addr,
+            "/api/rooms",
+            &json!({"game": "ouk-chatrang", "seat": "white", "name": "w"}),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+    }
+    let killed = format!("http://{}", a.addr);
+    a.kill();
+    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let owners: Vec<(String, i64)> = loop {
+        let owners: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT n.advertise_url, count(*) FROM rooms r JOIN nodes n ON n.id = r.owner_node \
+             WHERE n.lease_expires_at > now() AND n.advertise_url <> $1 \
+             GROUP BY n.advertise_url ORDER BY 1",
+        )
+        .bind(&killed)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        if owners.iter().map(|(_, rooms)| rooms).sum::<i64>() == 60 {
+            break owners;
+        }
+        assert!(Instant::now() < deadline, "not all taken over: {owners:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // Each room with the survivor it hashes to (its id modulo the live nodes, in id order).
+    let rooms: Vec<(Uuid, Uuid)> = sqlx::query_as("SELECT id, owner_node FROM rooms")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    let live: Vec<Uuid> =
+        sqlx::query_scalar("SELECT id FROM nodes WHERE lease_expires_at > now() ORDER BY id")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(live.len(), 2);
+    let elsewhere = rooms
+        .iter()
+        .filter(|(room, owner)| live[(room.as_u128() % 2) as usize] != *owner)
+        .count();
+    println!(
+        "60 rooms of a killed node, taken over: {owners:?}; {elsewhere} by another than the one it hashes to"
+    );
+    let urls = [format!("http://{}", b.addr), format!("http://{}", c.addr)];
+    for (url, _) in &owners {
+        assert!(urls.contains(url), "{url} is not a survivor");
+    }
+    assert!(elsewhere <= 6, "{elsewhere} of 60 rooms not claimed by their node");
+}

@@ -260,6 +260,27 @@ impl Node {
         self.store.orphaned_rooms(limit).await
     }
 
+    /// Whether `room_id`, orphaned, is this node's to claim first: the live node its id hashes
+    /// to among `live` (the live nodes' ids in order, see [`PgStore::live_nodes`]), so that the
+    /// rooms of a dead node spread over the live ones instead of all going to the first whose
+    /// sweep runs. A room its node leaves unclaimed for two sweeps is anyone's (see
+    /// [`Registry::adopt_orphans`](crate::room::registry::Registry::adopt_orphans)).
+    pub fn first_to_claim(&self, room_id: Uuid, live: &[Uuid]) -> bool {
+        let Ok(count) = u128::try_from(live.len()) else {
+            return true;
+        };
+        if count == 0 {
+            return true;
+        }
+        let index = usize::try_from(room_id.as_u128() % count).unwrap_or(0);
+        live[index] == self.id
+    }
+
+    /// The ids of the nodes whose lease is alive, in order.
+    pub async fn live_nodes(&self) -> Result<Vec<Uuid>, StoreError> {
+        self.store.live_nodes().await
+    }
+
     /// Deletes the rows of nodes whose lease expired over an hour ago (a killed node leaves
     /// its row). Returns how many.
     pub async fn forget_dead_nodes(&self) -> Result<u64, StoreError> {
