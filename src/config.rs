@@ -18,6 +18,16 @@ pub enum LogFormat {
 /// Seconds between server pings by default: under the 60 s idle timeout of common proxies.
 pub const DEFAULT_PING_INTERVAL_S: u64 = 25;
 
+/// Milliseconds between the server's heartbeat probes by default (see [`Config::heartbeat_ms`]).
+pub const DEFAULT_HEARTBEAT_MS: u64 = 2_000;
+
+/// Milliseconds of silence after which the server closes a connection by default (see
+/// [`Config::silence_limit_ms`]): four heartbeats.
+pub const DEFAULT_SILENCE_LIMIT_MS: u64 = 8_000;
+
+/// [`Config::for_tests`]' silence limit: a minute.
+pub const TESTS_SILENCE_LIMIT_MS: u64 = 60_000;
+
 /// Everything `khanate serve` can be told.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
@@ -68,6 +78,18 @@ pub struct Config {
     /// them; a peer that has not answered for two intervals is dropped.
     #[arg(long, env = "KHANATE_PING_INTERVAL_S", default_value_t = DEFAULT_PING_INTERVAL_S)]
     pub ping_interval_s: u64,
+
+    /// Milliseconds between the heartbeat probes: WebSocket pings whose pongs measure each
+    /// connection's round trip (a move's lag compensation, docs/protocol.md "Clocks"). The first
+    /// goes out 100 ms after the hello.
+    #[arg(long, env = "KHANATE_HEARTBEAT_MS", default_value_t = DEFAULT_HEARTBEAT_MS)]
+    pub heartbeat_ms: u64,
+
+    /// Milliseconds without any frame from a client (its `ping`s, its pongs, anything) after which
+    /// the server closes the connection (1001): its seat shows disconnected and its grace period
+    /// starts.
+    #[arg(long, env = "KHANATE_SILENCE_LIMIT_MS", default_value_t = DEFAULT_SILENCE_LIMIT_MS)]
+    pub silence_limit_ms: u64,
 
     /// Limits against abuse.
     #[command(flatten)]
@@ -399,6 +421,11 @@ impl Config {
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             ping_interval_s: DEFAULT_PING_INTERVAL_S,
+            heartbeat_ms: DEFAULT_HEARTBEAT_MS,
+            // Test clients answer pings only while they wait for a frame, and many tests hold a
+            // socket they do not read for a while: a minute of silence, as the tests' own
+            // default. The tests of the silence limit set the real one.
+            silence_limit_ms: TESTS_SILENCE_LIMIT_MS,
             limits: Limits {
                 commands_per_second: 10_000,
                 rooms_per_minute: 10_000,
@@ -427,6 +454,16 @@ impl Config {
                 self.bind
             )
         })
+    }
+
+    /// [`Config::heartbeat_ms`] as a duration (at least 100 ms).
+    pub fn heartbeat(&self) -> Duration {
+        Duration::from_millis(self.heartbeat_ms.max(100))
+    }
+
+    /// [`Config::silence_limit_ms`] as a duration.
+    pub fn silence_limit(&self) -> Duration {
+        Duration::from_millis(self.silence_limit_ms)
     }
 
     /// [`Config::ping_interval_s`] as a duration (at least a second).
@@ -476,7 +513,7 @@ impl fmt::Display for Config {
         write!(
             f,
             "bind={} database_url={} public_url={} path_prefix={:?} trusted_proxies=[{}] allowed_origins=[{}] \
-             allowed_hosts=[{}] ping_interval_s={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
+             allowed_hosts=[{}] ping_interval_s={} heartbeat_ms={} silence_limit_ms={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
              lease_renew_ms={} log_format={:?}",
             self.bind,
             mask_url(&self.database_url),
@@ -486,6 +523,8 @@ impl fmt::Display for Config {
             self.allowed_origins.join(","),
             self.allowed_hosts.join(","),
             self.ping_interval_s,
+            self.heartbeat_ms,
+            self.silence_limit_ms,
             self.limits,
             self.cluster.advertise_url.as_deref().unwrap_or("(none)"),
             masked(self.cluster.cluster_secret.as_deref()),

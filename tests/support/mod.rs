@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod data;
 pub mod db;
+pub mod netem;
 pub mod nginx;
 pub mod rooms;
 pub mod server;
