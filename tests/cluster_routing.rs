@@ -192,3 +192,47 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
     let stored: Vec<&str> = stored.iter().map(|m| m.notation.as_str()).collect();
     assert_eq!(stored, moves[..3].iter().map(String::as_str).collect::<Vec<_>>());
 }
+
+/// Issue 24: nginx kept sending requests to a frozen node (its kernel completes the TCP
+/// handshake, so the connect timeout never fires) and held each 60 s before a 504. Through the
+/// shipped `nginx-cluster.conf` in front of a frozen upstream (a proxy that accepts and answers
+/// nothing) and a live one, every GET, WebSocket upgrades included, is answered by the live one
+/// once the read timeout gives up on the frozen one. Failed before the fix (504 after 60 s).
+#[tokio::test]
+async fn nginx_gives_up_on_a_frozen_node_and_tries_the_next() {
+    let live = support::nginx::Capture::start().await;
+    let frozen = TcpProxy::start(localhost(free_port()), live.addr).await;
+    frozen.set(Mode::Stall);
+    let nodes = [frozen.addr, live.addr];
+    let nginx = support::nginx::Nginx::start(support::cluster::SHIPPED, |shipped, addr, redirect| {
+        support::cluster::derive_config(shipped, addr, redirect, &nodes)
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let started = Instant::now();
+    let asks = (0..12).map(|i| {
+        let request = client
+            .get(format!("http://{}/api/rooms/ROOM{i:02}", nginx.addr))
+            .header("host", "games.example.org");
+        let request = if i % 2 == 0 {
+            request
+                .header("connection", "upgrade")
+                .header("upgrade", "websocket")
+                .header("sec-websocket-version", "13")
+                .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        } else {
+            request
+        };
+        async move { request.send().await.map(|answer| answer.status().as_u16()) }
+    });
+    let answers = futures_util::future::join_all(asks).await;
+    let statuses: Vec<u16> = answers.into_iter().map(|a| a.expect("answered")).collect();
+    assert_eq!(statuses, vec![200; 12], "{}", nginx.logs());
+    assert_eq!(live.heads().len(), 12);
+    assert!(
+        nginx.logs().contains("upstream timed out"),
+        "some went to the frozen node first: {}",
+        nginx.logs()
+    );
+    println!("12 requests, some first sent to a frozen node, all answered within {:?}", started.elapsed());
+}
