@@ -155,7 +155,10 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
         })
     };
     assert_eq!(white.closed().await, Some(1012), "told to reconnect");
-    println!("relayed client closed {:?} after the stall began", stalled.elapsed());
+    println!(
+        "relayed client closed {:?} after the stall began",
+        stalled.elapsed()
+    );
     // The owner itself goes on for its direct clients.
     black.send_move("b1", &moves[1], 4).await;
     assert_eq!(black.answer("b1").await["d"], json!({"cid": "b1", "v": 5}));
@@ -170,7 +173,10 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
             Err(code) => {
                 assert_eq!(code, Some(1013), "a refused hello says: try again");
                 refused += 1;
-                assert!(stalled.elapsed() < stall + Duration::from_secs(20), "never served again");
+                assert!(
+                    stalled.elapsed() < stall + Duration::from_secs(20),
+                    "never served again"
+                );
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         }
@@ -190,7 +196,10 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
         .await
         .unwrap();
     let stored: Vec<&str> = stored.iter().map(|m| m.notation.as_str()).collect();
-    assert_eq!(stored, moves[..3].iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        stored,
+        moves[..3].iter().map(String::as_str).collect::<Vec<_>>()
+    );
 }
 
 /// Issue 24: nginx kept sending requests to a frozen node (its kernel completes the TCP
@@ -204,10 +213,11 @@ async fn nginx_gives_up_on_a_frozen_node_and_tries_the_next() {
     let frozen = TcpProxy::start(localhost(free_port()), live.addr).await;
     frozen.set(Mode::Stall);
     let nodes = [frozen.addr, live.addr];
-    let nginx = support::nginx::Nginx::start(support::cluster::SHIPPED, |shipped, addr, redirect| {
-        support::cluster::derive_config(shipped, addr, redirect, &nodes)
-    })
-    .await;
+    let nginx =
+        support::nginx::Nginx::start(support::cluster::SHIPPED, |shipped, addr, redirect| {
+            support::cluster::derive_config(shipped, addr, redirect, &nodes)
+        })
+        .await;
     let client = reqwest::Client::new();
     let started = Instant::now();
     let asks = (0..12).map(|i| {
@@ -234,5 +244,8 @@ async fn nginx_gives_up_on_a_frozen_node_and_tries_the_next() {
         "some went to the frozen node first: {}",
         nginx.logs()
     );
-    println!("12 requests, some first sent to a frozen node, all answered within {:?}", started.elapsed());
+    println!(
+        "12 requests, some first sent to a frozen node, all answered within {:?}",
+        started.elapsed()
+    );
 }

@@ -199,7 +199,10 @@ async fn a_finished_room_with_nobody_connected_leaves_memory_within_seconds() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    println!("a finished room left memory {:?} after its last client", left.elapsed());
+    println!(
+        "a finished room left memory {:?} after its last client",
+        left.elapsed()
+    );
     // A late visitor loads it again, finished.
     let (status, summary) = get(server.addr, &format!("/api/rooms/{code}")).await;
     assert_eq!(status, 200, "{summary}");

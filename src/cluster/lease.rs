@@ -54,7 +54,8 @@ impl FenceClock {
     }
 
     fn set(&self, at: Instant) {
-        let ms = u64::try_from(at.saturating_duration_since(self.base).as_millis()).unwrap_or(u64::MAX);
+        let ms =
+            u64::try_from(at.saturating_duration_since(self.base).as_millis()).unwrap_or(u64::MAX);
         self.at_ms.store(ms, Ordering::Release);
     }
 

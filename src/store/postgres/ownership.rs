@@ -115,10 +115,12 @@ impl PgStore {
     /// The cluster's secret verifier (see migration `0011_cluster_trust.sql`): the stored one,
     /// or `verifier` itself when none was stored yet (it is stored then, by this call).
     pub async fn secret_verifier(&self, verifier: &[u8]) -> Result<Vec<u8>, StoreError> {
-        sqlx::query("INSERT INTO cluster_trust (secret_verifier) VALUES ($1) ON CONFLICT DO NOTHING")
-            .bind(verifier)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO cluster_trust (secret_verifier) VALUES ($1) ON CONFLICT DO NOTHING",
+        )
+        .bind(verifier)
+        .execute(&self.pool)
+        .await?;
         // A second statement: it sees a row a rival inserted since the first one's snapshot.
         Ok(
             sqlx::query_scalar("SELECT secret_verifier FROM cluster_trust")
@@ -236,11 +238,11 @@ impl PgStore {
 
     /// The ids of the nodes whose lease is alive, in order.
     pub async fn live_nodes(&self) -> Result<Vec<Uuid>, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT id FROM nodes WHERE lease_expires_at > now() ORDER BY id",
+        Ok(
+            sqlx::query_scalar("SELECT id FROM nodes WHERE lease_expires_at > now() ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?,
         )
-        .fetch_all(&self.pool)
-        .await?)
     }
 
     /// Deletes the rows of nodes whose lease expired more than `after` ago (killed nodes
