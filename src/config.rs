@@ -318,7 +318,7 @@ pub struct Limits {
     pub connections_per_room: usize,
 
     /// Seconds a room with nobody connected stays in memory after its last request (it stays in
-    /// the database and is loaded again when someone comes back).
+    /// the database and is loaded again when someone comes back); a finished room at most 5 s.
     #[arg(long, env = "KHANATE_ROOM_IDLE_S", default_value_t = Limits::default().room_idle_s)]
     pub room_idle_s: u64,
 

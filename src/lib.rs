@@ -11,6 +11,10 @@
 //! - [`text`]: the Unicode classes of names and chat (invisible characters, bidirectional ones);
 //! - [`domain`]: the types rooms and the store share (room status, visibility, a finished game);
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
+//! - [`cluster`]: several nodes on one PostgreSQL: leases, claims and fencing, and any node
+//!   serving any client by relaying its WebSocket (forwarding its REST request) to the one node
+//!   that owns the room, whose room task alone decides and broadcasts; no events travel between
+//!   nodes, only "this room moved" (`LISTEN`/`NOTIFY`);
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
 //! - [`accept`]: the accept loop, its connection caps and HTTP timeouts;

@@ -204,7 +204,7 @@ async fn sweep(
     every: Duration,
     shutdown: watch::Receiver<bool>,
 ) {
-    let mut unreadable = std::collections::HashSet::new();
+    let mut state = crate::room::registry::Sweep::default();
     let mut ticker = tokio::time::interval(every);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let forget_every = (3600 / every.as_secs().max(1)).max(1);
@@ -213,7 +213,7 @@ async fn sweep(
         if *shutdown.borrow() {
             return;
         }
-        match registry.adopt_orphans(&mut unreadable).await {
+        match registry.adopt_orphans(&mut state).await {
             Ok(0) => {}
             Ok(rooms) => info!(rooms, "claimed rooms nobody alive owned"),
             Err(e) => tracing::warn!(error = %e, "could not claim orphaned rooms"),

@@ -70,7 +70,7 @@ pub struct AppState {
 
 impl AppState {
     /// Whether the request comes from another node of this cluster (it carries the secret; a
-    /// request whose peer headers were not to be believed lost them in [`check_peer`]).
+    /// request whose peer headers were not to be believed lost them in `check_peer`).
     pub fn from_peer(&self, headers: &HeaderMap) -> bool {
         self.node.as_ref().is_some_and(|node| node.is_peer(headers))
     }

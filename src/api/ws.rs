@@ -217,8 +217,9 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
             return hello_error(socket, Code::Unavailable, close::INTERNAL, message).await;
         }
         Err(StoreError::OwnedElsewhere { .. }) => {
-            tracing::debug!("a relayed hello for a room that moved again");
-            return close_with(&mut socket, close::TRY_AGAIN, "room moving to another node").await;
+            tracing::debug!("no node could serve the room in time");
+            let reason = "no node can serve the room yet (it is moving, or its node cannot be reached); reconnect";
+            return close_with(&mut socket, close::TRY_AGAIN, reason).await;
         }
         Err(e) => {
             tracing::warn!(error = %e, "could not load a room for a hello");

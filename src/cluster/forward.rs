@@ -18,8 +18,10 @@ use crate::telemetry;
 /// How long connecting to another node may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// How long another node may take to answer a forwarded request.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long another node may take to answer a forwarded request: an owner answers in
+/// milliseconds, and one that is frozen must not hold the request past the lease TTL (3 s by
+/// default), after which another node can serve the room.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The error code an owner answers a peer's request with when the room is no longer its own
 /// (503): nothing was done there, so the request may be sent again to the new owner.

@@ -7,6 +7,7 @@
 //! successful renewal, the node knows a lower bound of its lease's expiry without reading the
 //! database's clock. It self-fences `margin` before that bound.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -30,10 +31,45 @@ pub fn must_fence(renewed_at: Instant, now: Instant, ttl: Duration, margin: Dura
     now >= fence_at(renewed_at, ttl, margin)
 }
 
+/// When this node must have stopped serving (see [`fence_at`]), readable by every room task at
+/// any moment without waiting for the lease task to run: a process resumed after a pause may run
+/// a room task before its lease task, and that room must not serve anything first.
+#[derive(Debug)]
+pub struct FenceClock {
+    base: Instant,
+    /// [`fence_at`] of the last successful renewal, in ms after `base`.
+    at_ms: AtomicU64,
+}
+
+impl FenceClock {
+    /// A clock fencing at `at`.
+    pub fn new(at: Instant) -> FenceClock {
+        let base = Instant::now();
+        let clock = FenceClock {
+            base,
+            at_ms: AtomicU64::new(0),
+        };
+        clock.set(at);
+        clock
+    }
+
+    fn set(&self, at: Instant) {
+        let ms =
+            u64::try_from(at.saturating_duration_since(self.base).as_millis()).unwrap_or(u64::MAX);
+        self.at_ms.store(ms, Ordering::Release);
+    }
+
+    /// Whether the fence time has passed: the lease may be about to run out in the database.
+    pub fn passed(&self) -> bool {
+        Instant::now() >= self.base + Duration::from_millis(self.at_ms.load(Ordering::Acquire))
+    }
+}
+
 /// Renews `node`'s lease every `renew` until the process ends, the first renewal `renew` after
 /// `registered_at` (when the registration was sent). Publishes on `lease`: a self-fence (serving
 /// off, a new generation, so every room task of the old one stops) when the last success is
-/// older than `ttl - renew`, and serving on again after the next successful renewal.
+/// older than `ttl - renew`, and serving on again after the next successful renewal; `fence`
+/// follows every successful renewal.
 pub(super) async fn renew(
     store: PgStore,
     node: Uuid,
@@ -41,6 +77,7 @@ pub(super) async fn renew(
     renew: Duration,
     registered_at: Instant,
     lease: watch::Sender<Lease>,
+    fence: std::sync::Arc<FenceClock>,
 ) {
     let margin = renew;
     let mut renewed_at = registered_at;
@@ -71,6 +108,7 @@ pub(super) async fn renew(
             result = renewal => match result {
                 Ok(sent) => {
                     renewed_at = sent;
+                    fence.set(fence_at(renewed_at, ttl, margin));
                     if !serving && !must_fence(renewed_at, Instant::now(), ttl, margin) {
                         info!(node = %node, "lease renewed again: this node serves rooms again");
                         lease.send_modify(|l| l.serving = true);

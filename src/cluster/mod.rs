@@ -99,6 +99,8 @@ pub struct Node {
     id: Uuid,
     store: PgStore,
     lease: watch::Receiver<Lease>,
+    /// When this node must have stopped serving, read by room tasks before they serve.
+    fence: Arc<lease::FenceClock>,
     secret: String,
     /// SHA-256 of the secret: a peer's header is compared digest to digest, so the comparison's
     /// time says nothing about the secret.
@@ -138,6 +140,7 @@ pub struct Ownership {
     epoch: i64,
     generation: u64,
     lease: watch::Receiver<Lease>,
+    fence: Arc<lease::FenceClock>,
 }
 
 impl Node {
@@ -186,6 +189,11 @@ impl Node {
             generation: 0,
             serving: true,
         });
+        let fence = Arc::new(lease::FenceClock::new(lease::fence_at(
+            sent,
+            mode.lease_ttl,
+            mode.lease_renew,
+        )));
         let renewing = tokio::spawn(lease::renew(
             pg.clone(),
             id,
@@ -193,6 +201,7 @@ impl Node {
             mode.lease_renew,
             sent,
             publish,
+            fence.clone(),
         ));
         let moves = Arc::new(moves::Moves::default());
         let listening = tokio::spawn(moves::listen(pg.clone(), moves.clone(), mode.lease_renew));
@@ -207,6 +216,7 @@ impl Node {
             id,
             store: pg.clone(),
             lease,
+            fence,
             secret_digest: digest(mode.secret.as_bytes()),
             secret: mode.secret.clone(),
             lease_ttl: mode.lease_ttl,
@@ -250,6 +260,27 @@ impl Node {
         self.store.orphaned_rooms(limit).await
     }
 
+    /// Whether `room_id`, orphaned, is this node's to claim first: the live node its id hashes
+    /// to among `live` (the live nodes' ids in order, see [`PgStore::live_nodes`]), so that the
+    /// rooms of a dead node spread over the live ones instead of all going to the first whose
+    /// sweep runs. A room its node leaves unclaimed for two sweeps is anyone's (see
+    /// [`Registry::adopt_orphans`](crate::room::registry::Registry::adopt_orphans)).
+    pub fn first_to_claim(&self, room_id: Uuid, live: &[Uuid]) -> bool {
+        let Ok(count) = u128::try_from(live.len()) else {
+            return true;
+        };
+        if count == 0 {
+            return true;
+        }
+        let index = usize::try_from(room_id.as_u128() % count).unwrap_or(0);
+        live[index] == self.id
+    }
+
+    /// The ids of the nodes whose lease is alive, in order.
+    pub async fn live_nodes(&self) -> Result<Vec<Uuid>, StoreError> {
+        self.store.live_nodes().await
+    }
+
     /// Deletes the rows of nodes whose lease expired over an hour ago (a killed node leaves
     /// its row). Returns how many.
     pub async fn forget_dead_nodes(&self) -> Result<u64, StoreError> {
@@ -280,6 +311,7 @@ impl Node {
             epoch: claim.epoch,
             generation: lease.generation,
             lease: self.lease.clone(),
+            fence: self.fence.clone(),
         })
     }
 
@@ -306,6 +338,7 @@ impl Node {
             epoch: claim.epoch,
             generation: lease.generation,
             lease: self.lease.clone(),
+            fence: self.fence.clone(),
         })
     }
 
@@ -326,6 +359,17 @@ impl Ownership {
     /// The owner epoch every commit of the room carries.
     pub fn epoch(&self) -> i64 {
         self.epoch
+    }
+
+    /// Whether the room must stop being served here now, the lease task's word or not: the
+    /// node's last renewal is too old (a process resumed after a pause runs its room tasks
+    /// before its lease task can self-fence), or the node has fenced since the claim. A room
+    /// task asks before it serves anything.
+    pub fn expired(&self) -> bool {
+        self.fence.passed() || {
+            let lease = *self.lease.borrow();
+            lease.generation != self.generation || !lease.serving
+        }
     }
 
     /// Returns once the room must stop being served here, and why: the node self-fenced since

@@ -37,6 +37,13 @@ const LINK_TIMEOUT: Duration = Duration::from_secs(2);
 /// The chunk a link reads its socket in.
 const READ_BUFFER_BYTES: usize = 4096;
 
+/// How often a relay pings the room's owner over its link.
+pub const LINK_PING: Duration = Duration::from_secs(1);
+
+/// How long the owner may be silent on a link (no frame, no pong) before the relay gives up on
+/// it: its client is closed with 1012 and reconnects, to whichever node can serve it then.
+pub const LINK_SILENCE: Duration = Duration::from_millis(2500);
+
 /// A client's hello, linked to the room's owner, with the owner's first answer.
 pub struct Link {
     socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
@@ -158,7 +165,8 @@ fn client_close(code: u16, reason: &str) -> ws::Message {
 
 /// Relays `client` and `link` until either ends, the room moves, or this node shuts down;
 /// pings the client every `ping` and drops it after two intervals of silence, as a local
-/// connection is.
+/// connection is; pings the owner every [`LINK_PING`] and, after [`LINK_SILENCE`] without a
+/// word from it (a frozen owner, a stalled path), closes the client with 1012 saying so.
 pub async fn pipe(
     client: WebSocket,
     link: Link,
@@ -183,6 +191,8 @@ pub async fn pipe(
     }
     let mut heard = Instant::now();
     let mut pings = tokio::time::interval_at(Instant::now() + ping, ping);
+    let mut owner_heard = Instant::now();
+    let mut link_pings = tokio::time::interval_at(Instant::now() + LINK_PING, LINK_PING);
     let (client_gets, owner_gets) = loop {
         tokio::select! {
             from = from_client.next() => {
@@ -219,6 +229,7 @@ pub async fn pipe(
             }
             from = from_owner.next() => match from {
                 Some(Ok(Message::Text(text))) => {
+                    owner_heard = Instant::now();
                     if to_client.send(ws::Message::Text(text.as_str().into())).await.is_err() {
                         break (None, Some(Message::Close(None)));
                     }
@@ -229,7 +240,7 @@ pub async fn pipe(
                     });
                     break (Some(client_close(code, &reason)), None);
                 }
-                Some(Ok(_)) => {}
+                Some(Ok(_)) => owner_heard = Instant::now(),
                 Some(Err(e)) => {
                     debug!(error = %e, "the link to the room's owner broke");
                     break (Some(client_close(close::RESTART, "the room's node went away; reconnect")), None);
@@ -243,6 +254,17 @@ pub async fn pipe(
             changed = shutdown.changed() => {
                 if changed.is_err() || *shutdown.borrow() {
                     break (Some(client_close(close::RESTART, "server restarting")), Some(Message::Close(None)));
+                }
+            }
+            _ = link_pings.tick() => {
+                if owner_heard.elapsed() > LINK_SILENCE {
+                    debug!("the room's owner is silent on the link");
+                    break (Some(client_close(close::RESTART, "the room's node stopped answering; reconnect")), Some(Message::Close(None)));
+                }
+                // A stalled path blocks this send too: the silence check above ends it then.
+                let sent = tokio::time::timeout(LINK_PING, to_owner.send(Message::Ping(Default::default()))).await;
+                if !matches!(sent, Ok(Ok(()))) && owner_heard.elapsed() > LINK_SILENCE {
+                    break (Some(client_close(close::RESTART, "the room's node stopped answering; reconnect")), None);
                 }
             }
             _ = pings.tick() => {

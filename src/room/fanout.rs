@@ -4,8 +4,10 @@
 //! events a reconnecting client is replayed from, and the legal moves of the seat on move, which
 //! only that seat's connections get. It decides nothing about the game: committed events come in
 //! through [`Fanout::publish`], together with the room state they led to, and go out as frames,
-//! each connection's own. So the same fan-out can be fed by the room task that owns the room or,
-//! on a node that does not, by notifications from the owner (docs: DESIGN.md, "Several nodes").
+//! each connection's own. Only the room task feeds it, on the one node that owns the room: in a
+//! cluster, a client of another node is relayed to the owner (`cluster::relay`) and is one more
+//! connection here, so every promise below holds for it unchanged (docs/deploy/cluster.md, "Any
+//! node serves any client").
 //!
 //! It never waits on a connection: frames go into each connection's bounded queue with
 //! `try_send`, and a connection whose queue is full is dropped (the client reconnects with
@@ -276,9 +278,7 @@ impl Fanout {
     /// What a feeder must guarantee: `committed` holds events exactly as stored, each version
     /// once, in order and contiguous, the first one right after the last version published before
     /// (or given to [`Fanout::new`]); and `view` is the room state after the last of them (it
-    /// decides who is on move and the legal moves). The room task publishes after each commit; a
-    /// node that does not own the room must repair any gap in its notifications from the event log
-    /// before it publishes.
+    /// decides who is on move and the legal moves). The room task publishes after each commit.
     ///
     /// What each connection then gets: every version after the one it was welcomed at, once and
     /// in order, with no hole; or, from the first frame that does not fit its queue, nothing more

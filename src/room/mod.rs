@@ -37,6 +37,10 @@ use state::{JoinRefusal, SeatChoice};
 /// How many requests may wait in a room's inbox before senders wait.
 const INBOX_CAPACITY: usize = 256;
 
+/// How long a finished room with nobody connected stays in memory (at most
+/// [`RoomSettings::idle`]): its record is in the store, and a late visitor loads it again.
+pub const FINISHED_IDLE: Duration = Duration::from_secs(5);
+
 /// How many frames may wait for one connection before it is dropped as too slow.
 pub const OUTBOUND_CAPACITY: usize = 256;
 
@@ -45,7 +49,8 @@ pub const OUTBOUND_CAPACITY: usize = 256;
 pub struct RoomSettings {
     /// Connections one room may hold, players and spectators together.
     pub max_connections: usize,
-    /// How long a room with nobody connected stays in memory after its last request.
+    /// How long a room with nobody connected stays in memory after its last request (a finished
+    /// one: [`FINISHED_IDLE`] if shorter).
     pub idle: Duration,
     /// How long a room waits for its players before it expires (ends as `aborted`).
     pub waiting_ttl: Duration,

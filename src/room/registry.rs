@@ -135,6 +135,20 @@ pub struct Registry {
     claiming: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
 }
 
+/// What the orphan sweep of a node remembers between two calls of [`Registry::adopt_orphans`].
+#[derive(Debug, Default)]
+pub struct Sweep {
+    /// Rooms whose rows do not replay: never adopted.
+    unreadable: std::collections::HashSet<Uuid>,
+    /// Orphans another node is first to claim, with how many calls in a row saw them still
+    /// orphaned: anyone's once [`GRACE_SWEEPS`] did (their node did not claim them in time).
+    waiting: HashMap<Uuid, u32>,
+}
+
+/// How many sweeps in a row an orphan is left to the node it hashes to before any node claims
+/// it: two, so its node has had at least one whole sweep interval.
+pub const GRACE_SWEEPS: u32 = 2;
+
 /// How many orphaned rooms one sweep claims at most.
 pub const ORPHANS_PER_SWEEP: i64 = 200;
 
@@ -372,19 +386,30 @@ impl Registry {
 
     /// Cluster mode: claims and starts the unfinished rooms nobody alive owns (released by a
     /// node that shut down, or whose owner's lease expired), at most [`ORPHANS_PER_SWEEP`] a
-    /// call, skipping the ids in `unreadable` (rooms whose rows do not replay, which it adds
-    /// to). Returns how many it started; another node claiming a room first is no error.
-    /// Errors: the database failed.
-    pub async fn adopt_orphans(
-        &self,
-        unreadable: &mut std::collections::HashSet<Uuid>,
-    ) -> Result<usize, StoreError> {
+    /// call: those that hash to this node among the live ones ([`Node::first_to_claim`]), and
+    /// those `sweep` saw orphaned at the [`GRACE_SWEEPS`] previous calls (their node did not
+    /// claim them);
+    /// rooms whose rows do not replay are skipped for good. Returns how many it started; another
+    /// node claiming a room first is no error. Errors: the database failed.
+    pub async fn adopt_orphans(&self, sweep: &mut Sweep) -> Result<usize, StoreError> {
         let Some(node) = &self.node else {
             return Ok(0);
         };
+        let orphans = node.orphaned_rooms(ORPHANS_PER_SWEEP).await?;
+        let live = if orphans.is_empty() {
+            Vec::new()
+        } else {
+            node.live_nodes().await?
+        };
+        let seen_before = std::mem::take(&mut sweep.waiting);
         let mut adopted = 0;
-        for id in node.orphaned_rooms(ORPHANS_PER_SWEEP).await? {
-            if unreadable.contains(&id) {
+        for id in orphans {
+            if sweep.unreadable.contains(&id) {
+                continue;
+            }
+            let seen = seen_before.get(&id).copied().unwrap_or(0);
+            if !node.first_to_claim(id, &live) && seen < GRACE_SWEEPS {
+                sweep.waiting.insert(id, seen + 1);
                 continue;
             }
             match self.find(&id.to_string()).await {
@@ -392,7 +417,7 @@ impl Registry {
                 Err(StoreError::OwnedElsewhere { .. }) => {}
                 Err(StoreError::Corrupt(e)) => {
                     error!(room_id = %id, error = %e, "room not adopted: its rows do not replay");
-                    unreadable.insert(id);
+                    sweep.unreadable.insert(id);
                 }
                 Err(e) => return Err(e),
             }

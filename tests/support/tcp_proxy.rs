@@ -7,7 +7,6 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -136,7 +135,6 @@ async fn pipe(
                 }
             },
             _ = changed.changed() => {}
-            () = tokio::time::sleep(Duration::from_secs(3600)) => {}
         }
     }
 }

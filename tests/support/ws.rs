@@ -245,3 +245,20 @@ impl Client {
         let _ = self.ws.close(None).await;
     }
 }
+
+/// Says hello on `addr`: the client and its welcome, or the close code when the node refuses.
+pub async fn try_hello(
+    addr: std::net::SocketAddr,
+    room: &str,
+    token: &str,
+    last_v: i64,
+) -> Result<(Client, serde_json::Value), Option<u16>> {
+    let mut client = Client::open(addr).await;
+    let d = json!({"protocol": 1, "room": room, "token": token, "last_v": last_v});
+    client.send(&json!({"t": "hello", "d": d})).await;
+    match client.next().await {
+        Ok(welcome) if welcome["t"] == "welcome" => Ok((client, welcome)),
+        Ok(other) => panic!("unexpected first frame {other}"),
+        Err(End::Closed(code)) => Err(code),
+    }
+}

@@ -236,6 +236,15 @@ impl PgStore {
         .await?)
     }
 
+    /// The ids of the nodes whose lease is alive, in order.
+    pub async fn live_nodes(&self) -> Result<Vec<Uuid>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT id FROM nodes WHERE lease_expires_at > now() ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
     /// Deletes the rows of nodes whose lease expired more than `after` ago (killed nodes
     /// leave theirs). Returns how many.
     pub async fn forget_dead_nodes(&self, after: Duration) -> Result<u64, StoreError> {
