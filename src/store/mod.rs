@@ -255,6 +255,25 @@ impl Store {
         }
     }
 
+    /// At most `limit` (negative counts as 0) correspondence games in play whose seat on move has
+    /// run out of time by `now` (`rooms.flag_at`, see [`Commit::flag_at`]), the most overdue
+    /// first: the rooms a sweep loads so that their flags fall with nobody connected.
+    pub async fn due_correspondence_rooms(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let limit = limit.max(0);
+        match self {
+            Store::Postgres(s) => {
+                queries::due_correspondence_rooms::<Pg>(&mut *s.conn().await?, now, limit).await
+            }
+            Store::Sqlite(s) => {
+                queries::due_correspondence_rooms::<Lite>(&mut *s.conn().await?, now, limit).await
+            }
+        }
+    }
+
     /// At most `limit` (negative counts as 0) public rooms with status `waiting`, newest first,
     /// each with how many of its seats are taken.
     pub async fn lobby(&self, limit: i64) -> Result<Vec<LobbyRoom>, StoreError> {

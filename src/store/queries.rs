@@ -87,17 +87,18 @@ async fn apply_one<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> Result<(), Sto
         Param::Time(Some(now())),
         Param::Uuid(c.room_id),
         Param::Big(c.expected_version),
+        Param::Time(c.flag_at.map(truncate_to_micros)),
     ];
     // A single node's statement stays as it was: only a cluster node names the epoch column.
     let sql = match c.epoch {
         None => {
-            "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
+            "UPDATE rooms SET version = $1, status = $2, updated_at = $3, flag_at = $6 \
              WHERE id = $4 AND version = $5"
         }
         Some(epoch) => {
             params.push(Param::Big(epoch));
-            "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
-             WHERE id = $4 AND version = $5 AND owner_epoch = $6"
+            "UPDATE rooms SET version = $1, status = $2, updated_at = $3, flag_at = $6 \
+             WHERE id = $4 AND version = $5 AND owner_epoch = $7"
         }
     };
     if D::execute(conn, Statement::new(sql, params)).await? == 0 {
@@ -291,6 +292,23 @@ pub(super) async fn unfinished_room_ids<D: Dialect>(
 ) -> Result<Vec<Uuid>, StoreError> {
     let sql = "SELECT id FROM rooms WHERE status <> 'finished' ORDER BY created_at, id";
     D::fetch_all(conn, Statement::new(sql, []))
+        .await?
+        .iter()
+        .map(|row| Cols::<D>(row).uuid("id"))
+        .collect()
+}
+
+/// See [`Store::due_correspondence_rooms`](super::Store::due_correspondence_rooms); `limit` is
+/// not negative.
+pub(super) async fn due_correspondence_rooms<D: Dialect>(
+    conn: &mut D::Conn,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<Uuid>, StoreError> {
+    let sql = "SELECT id FROM rooms WHERE status = 'playing' AND flag_at <= $1 \
+               ORDER BY flag_at, id LIMIT $2";
+    let params = [Param::Time(Some(truncate_to_micros(now))), Param::Big(limit)];
+    D::fetch_all(conn, Statement::new(sql, params))
         .await?
         .iter()
         .map(|row| Cols::<D>(row).uuid("id"))

@@ -131,6 +131,10 @@ pub struct Commit {
     /// [`StoreError::Fenced`](super::StoreError::Fenced) when the room's stored epoch is another (another node claimed it
     /// since). `None` on a single node: no epoch is checked. PostgreSQL only.
     pub epoch: Option<i64>,
+    /// A correspondence game in play: when its seat on move runs out of time (UTC), kept in
+    /// `rooms.flag_at` so that a sweep finds the room while it is out of memory. `None` for every
+    /// other room, and once no clock runs; every commit writes it.
+    pub flag_at: Option<DateTime<Utc>>,
 }
 
 /// A room created by another room's commit (a rematch): its row and its first commit, as

@@ -55,7 +55,7 @@ impl Authority {
         };
         let flagged = self.state.clock.as_ref().and_then(|c| c.running);
         if self.persist(&events, None, None, None).await.is_ok() {
-            self.clock_mark = now_ms;
+            self.mark_clocks(now_ms);
             info!(seat = ?flagged, "flag: time ran out");
         }
     }
@@ -94,7 +94,7 @@ impl Authority {
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
         if events.iter().any(sets_clock) {
-            self.clock_mark = now_ms;
+            self.mark_clocks(now_ms);
         }
         info!(seat, "seat taken");
         Ok(Joined {
@@ -290,7 +290,7 @@ impl Authority {
             .persist(&events, Some(author), new_seat, received)
             .await?;
         if events.iter().any(sets_clock) {
-            self.clock_mark = now_ms;
+            self.mark_clocks(now_ms);
         }
         Ok(v)
     }
