@@ -12,7 +12,7 @@ use std::time::Duration;
 use khanate::clock::Clock;
 use khanate::config::Config;
 use serde_json::{Value, json};
-use support::server::{TestServer, get, get_text, post, room_with_every_seat};
+use support::server::{TestServer, eventually, get, get_text, post, room_with_every_seat};
 use support::ws::Client;
 
 const HOUR_MS: u64 = 3_600_000;
@@ -43,18 +43,6 @@ fn clock_of(frame: &Value) -> Value {
     assert!(clock["at"].is_string(), "no clock.at in {frame}");
     clock.as_object_mut().unwrap().remove("at");
     clock
-}
-
-/// The first `Some` of `check`, tried until the server has acted on a clock it was shown (no
-/// time passes in the rooms; this only waits for their tasks and the database).
-async fn eventually<T, F: Future<Output = Option<T>>>(check: impl Fn() -> F) -> T {
-    for _ in 0..2_000 {
-        if let Some(found) = check().await {
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("the server did not act on the clock within 10 s")
 }
 
 /// How many rooms have left memory for being idle (`khanate_evictions_total{why="idle"}`).
@@ -118,7 +106,12 @@ async fn days_pass_with_nobody_connected(url: &str) {
     );
     let deadline = clock.now_utc() + chrono::Duration::days(2);
     let due = |at| server.store.due_correspondence_rooms(at, 10);
-    assert!(due(deadline - chrono::Duration::milliseconds(1)).await.unwrap().is_empty());
+    assert!(
+        due(deadline - chrono::Duration::milliseconds(1))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(
         due(deadline).await.unwrap(),
         [uuid::Uuid::parse_str(&room_id).unwrap()],

@@ -426,7 +426,10 @@ impl Registry {
         unreadable: &mut std::collections::HashSet<Uuid>,
     ) -> Result<usize, StoreError> {
         let now = self.settings.clock.now_utc();
-        let mut ids = self.store.due_correspondence_rooms(now, DUE_PER_SWEEP).await?;
+        let mut ids = self
+            .store
+            .due_correspondence_rooms(now, DUE_PER_SWEEP)
+            .await?;
         // A room in memory flags by its own deadline.
         ids.retain(|id| self.cached(RoomRef::Id(*id)).is_none());
         self.load_listed(ids, unreadable).await

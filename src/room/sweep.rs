@@ -20,12 +20,16 @@ pub const EVERY: Duration = Duration::from_secs(60);
 /// Sweeps every [`EVERY`] on `clock` until `shutdown` turns true.
 pub async fn run(registry: Arc<Registry>, clock: Clock, mut shutdown: watch::Receiver<bool>) {
     let mut unreadable = std::collections::HashSet::new();
+    let mut looked_at = clock.now_ms();
     loop {
-        let next = clock.now_ms().saturating_add(millis(EVERY));
+        // Counted from the clock's reading before the last look, not after it: time that
+        // passed during the look (a manual clock moved on) brings the next look sooner.
+        let next = looked_at.saturating_add(millis(EVERY));
         tokio::select! {
             () = clock.sleep_until(next) => {}
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
+        looked_at = clock.now_ms();
         match registry.load_due_correspondence(&mut unreadable).await {
             Ok(0) => {}
             Ok(rooms) => info!(rooms, "loaded correspondence games whose time ran out"),

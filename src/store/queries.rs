@@ -307,7 +307,10 @@ pub(super) async fn due_correspondence_rooms<D: Dialect>(
 ) -> Result<Vec<Uuid>, StoreError> {
     let sql = "SELECT id FROM rooms WHERE status = 'playing' AND flag_at <= $1 \
                ORDER BY flag_at, id LIMIT $2";
-    let params = [Param::Time(Some(truncate_to_micros(now))), Param::Big(limit)];
+    let params = [
+        Param::Time(Some(truncate_to_micros(now))),
+        Param::Big(limit),
+    ];
     D::fetch_all(conn, Statement::new(sql, params))
         .await?
         .iter()

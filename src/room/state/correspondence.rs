@@ -235,7 +235,10 @@ mod tests {
         assert_eq!(room.flag_at(), Some(later + chrono::Duration::days(3)));
         // The snapshot a day and five hours on shows White's days and hours left.
         let view = room.clock_view(DAY_MS + 5 * HOUR_MS, later).unwrap();
-        assert_eq!(view.remaining_ms, vec![2 * DAY_MS - 5 * HOUR_MS, 3 * DAY_MS]);
+        assert_eq!(
+            view.remaining_ms,
+            vec![2 * DAY_MS - 5 * HOUR_MS, 3 * DAY_MS]
+        );
         assert_eq!(view.days_per_move, Some(3));
     }
 
