@@ -234,7 +234,11 @@
  * @property {string} created_at
  */
 
-/** @typedef {{ initial_s: number, increment_s: number }} ClockSettings */
+/**
+ * A room's time control: Fischer `{initial_s, increment_s}`, or correspondence
+ * `{days_per_move}` (a snapshot's clock then has both, `initial_s` being those days in seconds).
+ * @typedef {{ initial_s?: number, increment_s?: number, days_per_move?: number }} ClockSettings
+ */
 
 /**
  * A lobby entry (`GET /api/rooms`).
