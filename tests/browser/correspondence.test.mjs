@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, screenshot } from './lib/browser.mjs';
-import { eventually, playMove, twoPlayers, waitForRoom } from './lib/pages.mjs';
+import { clockTexts as clocks, eventually, playMove, twoPlayers, waitForRoom } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
 let server;
@@ -21,12 +21,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-// The text of each seat's clock, in seat order.
-async function clocks(page) {
-  return page.$$eval('#players .clock[data-seat]', (els) =>
-    els.sort((a, b) => a.dataset.seat - b.dataset.seat).map((el) => el.textContent));
-}
 
 test('the home page offers every days-per-move choice, and nothing else of the kind', async (t) => {
   const page = await browser.newPage();
