@@ -3,16 +3,20 @@
 //! after the last keeps the room and charges the clock; the room leaves memory between moves and
 //! comes back as it was; nobody is claimable for being away; running out of days loses on time
 //! with nobody connected (found by the sweep once the room left memory), also across a restart,
-//! whose downtime is charged (days are days); days other than 1, 2, 3, 5, 7, 14 are `bad_clock`.
+//! whose downtime is charged (days are days), and in a cluster by the room's owner; days other
+//! than 1, 2, 3, 5, 7, 14 are `bad_clock`.
 
 mod support;
 
 use std::time::Duration;
 
 use khanate::clock::Clock;
-use khanate::config::Config;
+use khanate::config::{ClusterConfig, Config};
+use sqlx::Connection;
 use serde_json::{Value, json};
-use support::server::{TestServer, eventually, get, get_text, post, room_with_every_seat};
+use support::server::{
+    TestServer, eventually, free_port, get, get_text, post, room_with_every_seat,
+};
 use support::ws::Client;
 
 const HOUR_MS: u64 = 3_600_000;
@@ -22,12 +26,32 @@ fn hours(n: u64) -> Duration {
     Duration::from_millis(n * HOUR_MS)
 }
 
-/// A server over `url` whose rooms read `clock` and leave memory after a minute idle.
-async fn server(url: &str, clock: &Clock) -> TestServer {
+/// The configuration of a server over `url` whose rooms read `clock` and leave memory after a
+/// minute idle.
+fn config(url: &str, clock: &Clock) -> Config {
     let mut config = Config::for_tests(url);
     config.clock = clock.clone();
     config.limits.room_idle_s = 60;
-    TestServer::start_with(config).await
+    config
+}
+
+async fn server(url: &str, clock: &Clock) -> TestServer {
+    TestServer::start_with(config(url, clock)).await
+}
+
+/// A cluster node over PostgreSQL `url` (see `server`), with short leases; and its URL.
+async fn node(url: &str, clock: &Clock) -> (TestServer, String) {
+    let port = free_port();
+    let advertised = format!("http://127.0.0.1:{port}");
+    let mut config = config(url, clock);
+    config.bind = ([127, 0, 0, 1], port).into();
+    config.cluster = ClusterConfig {
+        advertise_url: Some(advertised.clone()),
+        cluster_secret: Some("correspondence-test-secret".into()),
+        lease_ttl_ms: 1500,
+        lease_renew_ms: 300,
+    };
+    (TestServer::start_with(config).await, advertised)
 }
 
 /// Connects `token`: the client and its snapshot.
@@ -215,6 +239,45 @@ async fn only_the_listed_days_make_a_room(url: &str) {
         assert_eq!(status, 201, "{created}");
     }
     server.shutdown().await;
+}
+
+/// The room's owner node (its advertised URL) and owner epoch.
+async fn owner(url: &str, room_id: &str) -> (String, i64) {
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    sqlx::query_as(
+        "SELECT n.advertise_url, r.owner_epoch FROM rooms r JOIN nodes n ON n.id = r.owner_node \
+         WHERE r.id = $1::uuid",
+    )
+    .bind(room_id)
+    .fetch_one(&mut conn)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn in_a_cluster_the_owner_flags_a_room_out_of_memory() {
+    let db = support::db::fresh_postgres().await;
+    let clock = Clock::manual();
+    let (a, a_url) = node(&db.url, &clock).await;
+    let (b, _) = node(&db.url, &clock).await;
+    let (room_id, code, tokens) = two_day_game(&a).await;
+    let (mut white, _) = connect(&a, &code, &tokens[0]).await;
+    white.send_move("w1", "e3e4", 3).await;
+    assert_eq!(white.answer("w1").await["t"], "ack");
+    white.close().await;
+    let_the_room_leave_memory(&a, &clock, &code).await;
+    let (owner_before, epoch_before) = owner(&db.url, &room_id).await;
+    assert_eq!(owner_before, a_url);
+
+    // Both nodes' sweeps see the room due; only its owner, alive, may claim and flag it.
+    clock.advance(Duration::from_millis(2 * DAY_MS) + khanate::room::sweep::EVERY);
+    let record = finished(&b, &room_id).await;
+    assert_eq!(record["result"], json!({"winner": 0, "reason": "timeout"}));
+    let (owner_after, epoch_after) = owner(&db.url, &room_id).await;
+    assert_eq!(owner_after, a_url, "the owner flagged it, nobody took it over");
+    assert_eq!(epoch_after, epoch_before + 1, "claimed again once, by its owner");
+    b.shutdown().await;
+    a.shutdown().await;
 }
 
 #[tokio::test]
