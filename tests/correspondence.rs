@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use khanate::clock::Clock;
 use khanate::config::{ClusterConfig, Config};
-use sqlx::Connection;
 use serde_json::{Value, json};
+use sqlx::Connection;
 use support::server::{
     TestServer, eventually, free_port, get, get_text, post, room_with_every_seat,
 };
@@ -274,8 +274,15 @@ async fn in_a_cluster_the_owner_flags_a_room_out_of_memory() {
     let record = finished(&b, &room_id).await;
     assert_eq!(record["result"], json!({"winner": 0, "reason": "timeout"}));
     let (owner_after, epoch_after) = owner(&db.url, &room_id).await;
-    assert_eq!(owner_after, a_url, "the owner flagged it, nobody took it over");
-    assert_eq!(epoch_after, epoch_before + 1, "claimed again once, by its owner");
+    assert_eq!(
+        owner_after, a_url,
+        "the owner flagged it, nobody took it over"
+    );
+    assert_eq!(
+        epoch_after,
+        epoch_before + 1,
+        "claimed again once, by its owner"
+    );
     b.shutdown().await;
     a.shutdown().await;
 }

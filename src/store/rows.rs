@@ -210,6 +210,36 @@ pub struct LobbyRoom {
     pub clock: Option<Value>,
 }
 
+/// A room as one of its seats sees it, for that seat's "My games" (see
+/// [`Store::held_seat`](super::Store::held_seat)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldSeat {
+    /// The room id.
+    pub room_id: Uuid,
+    /// The room's invite code.
+    pub invite_code: String,
+    /// The game the room plays.
+    pub game: GameKind,
+    /// `waiting`, `playing` or `finished`.
+    pub status: RoomStatus,
+    /// The seat held.
+    pub seat: Seat,
+    /// Every taken seat's name, in seat order (`None`: the player gave none).
+    pub names: Vec<(Seat, Option<String>)>,
+    /// The seat on move as of the last event that passed the turn; `None` before the game
+    /// started and once it is over.
+    pub to_move: Option<Seat>,
+    /// The result (`{"winner", "reason"}`, as `game_over` gave it), once the room is finished.
+    pub result: Option<Value>,
+    /// The room's clock settings as created (`{"initial_s", "increment_s"}` or
+    /// `{"days_per_move"}`); `None` untimed.
+    pub clock: Option<Value>,
+    /// A correspondence game in play: when the seat on move runs out of time.
+    pub flag_at: Option<DateTime<Utc>>,
+    /// When the room last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
 /// Which room to load: by id or by invite code.
 #[derive(Clone, Copy, Debug)]
 pub enum RoomRef<'a> {

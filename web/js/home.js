@@ -3,6 +3,7 @@
 
 import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
+import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
 import { GAMES, gameInfo } from './games.js';
@@ -299,6 +300,8 @@ $('#create-form').addEventListener('submit', create);
 $('#refresh-lobby').addEventListener('click', refreshLobby);
 $('#refresh-recent').addEventListener('click', refreshRecent);
 refreshRecent();
+$('#refresh-my-games').addEventListener('click', refreshMyGames);
+refreshMyGames();
 onLanguageChange(() => {
   listGames();
   refreshForm();

@@ -257,6 +257,23 @@
 /** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null }} RecordPlayer */
 
 /**
+ * A room of a seat this browser holds (`POST /api/my-games`).
+ * @typedef {object} MyGame
+ * @property {string} room_id
+ * @property {string} invite_code
+ * @property {GameId} game
+ * @property {RoomStatus} status
+ * @property {number} seat
+ * @property {{ seat: number, name: string | null }[]} players
+ * @property {number | null} to_move
+ * @property {boolean} your_turn
+ * @property {GameResult | null} result
+ * @property {ClockSettings | null} clock
+ * @property {string | null} deadline
+ * @property {string} updated_at
+ */
+
+/**
  * A finished game in the list (`GET /api/games`).
  * @typedef {object} GameSummary
  * @property {string} room_id
