@@ -6,8 +6,10 @@
 pub mod cluster;
 pub mod data;
 pub mod db;
+pub mod netem;
 pub mod nginx;
 pub mod rooms;
 pub mod server;
 pub mod stream;
+pub mod tcp_proxy;
 pub mod ws;
