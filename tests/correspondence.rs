@@ -47,9 +47,10 @@ async fn node(url: &str, clock: &Clock) -> (TestServer, String) {
     config.bind = ([127, 0, 0, 1], port).into();
     config.cluster = ClusterConfig {
         advertise_url: Some(advertised.clone()),
-        cluster_secret: Some("correspondence-test-secret".into()),
+        cluster_secret: Some("correspondence-test-secret-of-32-bytes-or-more".into()),
         lease_ttl_ms: 1500,
         lease_renew_ms: 300,
+        ..ClusterConfig::default()
     };
     (TestServer::start_with(config).await, advertised)
 }
