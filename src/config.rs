@@ -588,10 +588,7 @@ mod tests {
             ..ClusterConfig::default()
         };
         let refused = short.mode(pg).unwrap_err();
-        assert!(
-            refused.contains("31 bytes long: it needs at least 32"),
-            "{refused}"
-        );
+        assert!(refused.contains("31 bytes long: it needs at least 32"), "{refused}");
         assert!(!refused.contains(&"a".repeat(31)), "{refused}");
     }
 

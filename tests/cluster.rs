@@ -178,10 +178,7 @@ async fn an_old_owner_s_chat_message_never_lands_after_the_new_owner_loaded_the_
     pg.register_node(node, "http://a", Duration::from_secs(60))
         .await
         .unwrap();
-    assert_eq!(
-        pg.claim_room(node, room_id).await.unwrap().unwrap().epoch,
-        1
-    );
+    assert_eq!(pg.claim_room(node, room_id).await.unwrap().unwrap().epoch, 1);
 
     let mut blocker = sqlx::PgConnection::connect(&db.url).await.unwrap();
     sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
@@ -195,11 +192,7 @@ async fn an_old_owner_s_chat_message_never_lands_after_the_new_owner_loaded_the_
     .unwrap();
     let old_owner = {
         let store = store.clone();
-        tokio::spawn(async move {
-            store
-                .insert_chat(room_id, &chat_row(1, None), Some(1))
-                .await
-        })
+        tokio::spawn(async move { store.insert_chat(room_id, &chat_row(1, None), Some(1)).await })
     };
     let mut watcher = sqlx::PgConnection::connect(&db.url).await.unwrap();
     while lock_waiters(&mut watcher, "INSERT INTO chat_messages").await == 0 {

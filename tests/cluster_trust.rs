@@ -50,11 +50,7 @@ async fn a_node_with_another_secret_or_a_live_node_s_advertise_url_refuses_to_st
     let port = free_port();
     let first = start(
         &db.url,
-        &node_args(
-            localhost(port),
-            &format!("http://{}", localhost(port)),
-            lease,
-        ),
+        &node_args(localhost(port), &format!("http://{}", localhost(port)), lease),
     );
     let flags = |advertise: &str, secret: &str| {
         // `refused` binds 127.0.0.1:0 itself.
@@ -75,10 +71,7 @@ async fn a_node_with_another_secret_or_a_live_node_s_advertise_url_refuses_to_st
         stderr.contains("--cluster-secret (KHANATE_CLUSTER_SECRET) is not the cluster's"),
         "{stderr}"
     );
-    assert!(
-        !stderr.contains(other) && !stderr.contains(SECRET),
-        "{stderr}"
-    );
+    assert!(!stderr.contains(other) && !stderr.contains(SECRET), "{stderr}");
 
     let url = format!("http://{}", localhost(port));
     let stderr = run_refused(flags(&url, SECRET));
@@ -143,19 +136,12 @@ async fn peer_headers_are_believed_only_with_the_secret_on_the_internal_listener
         ("x-khanate-client", "9.9.9.9"),
     ];
     let wrong = [
-        (
-            "x-khanate-cluster-secret",
-            "wrong-secret-of-thirty-two-bytes-and-more",
-        ),
+        ("x-khanate-cluster-secret", "wrong-secret-of-thirty-two-bytes-and-more"),
         ("x-khanate-client", "9.9.9.9"),
     ];
     let unsigned = [("x-khanate-client", "9.9.9.9")];
 
-    assert_eq!(
-        whoami(internal, &claim).await,
-        "9.9.9.9",
-        "a peer, believed"
-    );
+    assert_eq!(whoami(internal, &claim).await, "9.9.9.9", "a peer, believed");
     assert_eq!(whoami(internal, &wrong).await, "127.0.0.1");
     assert_eq!(whoami(internal, &unsigned).await, "127.0.0.1");
     assert_eq!(

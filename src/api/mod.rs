@@ -23,9 +23,9 @@ use std::sync::Arc;
 
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
+use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
@@ -33,10 +33,10 @@ use tokio::sync::{mpsc, watch};
 use tower::ServiceBuilder;
 
 use crate::cluster::{Node, PEER_CLIENT_HEADER, PEER_HEADERS, PEER_SECRET_HEADER};
+use crate::telemetry;
 use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
-use crate::telemetry;
 
 pub use error::ApiError;
 pub use limits::{AddressCounter, AddressSlot, Limiters, Sender};
@@ -128,16 +128,16 @@ pub fn router(state: AppState) -> Router {
     routes(state.clone())
         .layer(axum::middleware::from_fn_with_state(state, check_peer))
         .layer(
-            ServiceBuilder::new()
-                .layer(HandleErrorLayer::new(move |_: BoxError| async move {
-                    ApiError::new(
-                        StatusCode::REQUEST_TIMEOUT,
-                        "timeout",
-                        format!("the request took over {} s", timeout.as_secs()),
-                    )
-                }))
-                .timeout(timeout),
-        )
+        ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(move |_: BoxError| async move {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "timeout",
+                    format!("the request took over {} s", timeout.as_secs()),
+                )
+            }))
+            .timeout(timeout),
+    )
 }
 
 /// Every route, under the configured path prefix.

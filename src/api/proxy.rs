@@ -91,9 +91,7 @@ fn host_allowed(config: &Config, host: &str) -> bool {
         return true;
     }
     let host = host.to_ascii_lowercase();
-    let name = host
-        .rsplit_once(':')
-        .map_or(host.as_str(), |(name, _port)| name);
+    let name = host.rsplit_once(':').map_or(host.as_str(), |(name, _port)| name);
     allowed.iter().any(|entry| *entry == host || *entry == name)
 }
 
@@ -312,11 +310,7 @@ mod tests {
             format!("http://{}", config.bind),
             "links never name a host that is not allowed"
         );
-        for host in [
-            "games.example.org",
-            "games.example.org:8443",
-            "127.0.0.1:8080",
-        ] {
+        for host in ["games.example.org", "games.example.org:8443", "127.0.0.1:8080"] {
             let allowed = headers(&[
                 ("host", "10.0.0.5:8080"),
                 ("x-forwarded-host", host),

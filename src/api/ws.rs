@@ -178,14 +178,8 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     };
     let found = match (found, &state.node) {
         (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
-            let routed = Box::pin(served_elsewhere(
-                &state,
-                node,
-                &mut socket,
-                room_id,
-                &hello,
-                client,
-            ));
+            let routed =
+                Box::pin(served_elsewhere(&state, node, &mut socket, room_id, &hello, client));
             match routed.await {
                 Ok(served) => Ok(served),
                 Err(RouteError::Store(e)) => Err(e),

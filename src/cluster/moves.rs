@@ -278,10 +278,7 @@ mod tests {
         let moves = Arc::new(Moves::default());
         let room = Uuid::new_v4();
         let mut watch = moves.watch(room);
-        assert!(
-            moves.saw(room, 5),
-            "noted while the owner of epoch 4 was being read"
-        );
+        assert!(moves.saw(room, 5), "noted while the owner of epoch 4 was being read");
         watch.link(4);
         tokio::time::timeout(Duration::from_secs(1), watch.moved())
             .await

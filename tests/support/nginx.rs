@@ -439,21 +439,11 @@ pub async fn assert_peer_headers_never_pass(nginx: &Nginx, capture: &Capture) {
     assert_eq!(heads.len(), 3, "{heads:#?}");
     for head in &heads {
         let head = head.to_ascii_lowercase();
-        assert!(
-            !head.contains("x-khanate-"),
-            "a peer header passed:\n{head}"
-        );
-        assert!(
-            !head.contains("9.9.9.9") && !head.contains("8.8.8.8"),
-            "{head}"
-        );
+        assert!(!head.contains("x-khanate-"), "a peer header passed:\n{head}");
+        assert!(!head.contains("9.9.9.9") && !head.contains("8.8.8.8"), "{head}");
         assert!(head.contains("\r\nx-forwarded-for: "), "{head}");
     }
     let answered = send_with_headers(nginx.addr, "evil.example", &forged).await;
-    assert_eq!(
-        answered,
-        [false, false, false],
-        "an unknown host is refused"
-    );
+    assert_eq!(answered, [false, false, false], "an unknown host is refused");
     assert_eq!(capture.heads().len(), 3, "nothing reached the upstream");
 }

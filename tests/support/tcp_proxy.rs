@@ -93,12 +93,7 @@ impl Drop for TcpProxy {
 
 /// Copies between `client` and `server` as the mode says, until either side ends or the mode
 /// says cut.
-async fn pipe(
-    client: TcpStream,
-    server: TcpStream,
-    mode: Arc<AtomicU8>,
-    mut changed: watch::Receiver<u8>,
-) {
+async fn pipe(client: TcpStream, server: TcpStream, mode: Arc<AtomicU8>, mut changed: watch::Receiver<u8>) {
     let (mut client_read, mut client_write) = client.into_split();
     let (mut server_read, mut server_write) = server.into_split();
     let (mut up, mut down) = ([0u8; 8192], [0u8; 8192]);

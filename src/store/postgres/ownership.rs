@@ -115,12 +115,10 @@ impl PgStore {
     /// The cluster's secret verifier (see migration `0011_cluster_trust.sql`): the stored one,
     /// or `verifier` itself when none was stored yet (it is stored then, by this call).
     pub async fn secret_verifier(&self, verifier: &[u8]) -> Result<Vec<u8>, StoreError> {
-        sqlx::query(
-            "INSERT INTO cluster_trust (secret_verifier) VALUES ($1) ON CONFLICT DO NOTHING",
-        )
-        .bind(verifier)
-        .execute(&self.pool)
-        .await?;
+        sqlx::query("INSERT INTO cluster_trust (secret_verifier) VALUES ($1) ON CONFLICT DO NOTHING")
+            .bind(verifier)
+            .execute(&self.pool)
+            .await?;
         // A second statement: it sees a row a rival inserted since the first one's snapshot.
         Ok(
             sqlx::query_scalar("SELECT secret_verifier FROM cluster_trust")
