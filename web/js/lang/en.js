@@ -80,6 +80,7 @@ export default {
   'error.network': 'The server cannot be reached. Check the connection and try again.',
   'error.bad_request': 'The server refused the request.',
   'error.unknown_game': 'This server does not host that game.',
+  'error.bad_clock': 'That clock is not offered: {message}',
   'error.bad_position': 'The start position is not valid for this game.',
   'error.not_found': 'There is no such room.',
   'error.room_full': 'Every seat of this room is taken.',

@@ -80,6 +80,7 @@ export default {
   'error.network': '서버에 연결할 수 없습니다. 연결을 확인하고 다시 시도하세요.',
   'error.bad_request': '서버가 요청을 거절했습니다.',
   'error.unknown_game': '이 서버에서 제공하지 않는 게임입니다.',
+  'error.bad_clock': '그 시계는 쓸 수 없습니다: {message}',
   'error.bad_position': '이 게임에 맞지 않는 시작 국면입니다.',
   'error.not_found': '그런 방이 없습니다.',
   'error.room_full': '이 방의 자리가 모두 찼습니다.',
