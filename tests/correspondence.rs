@@ -1,11 +1,10 @@
 //! Correspondence games (`clock {"days_per_move": N}`) over WebSockets, on SQLite and
 //! PostgreSQL, on a manual clock the test moves (days pass without sleeping): a move two hours
 //! after the last keeps the room and charges the clock; the room leaves memory between moves and
-//! comes back as it was; nobody is claimable for being away; running out of days loses on time
-//! with nobody connected (found by the sweep once the room left memory), also across a restart,
-//! whose downtime is charged (days are days), and in a cluster by the room's owner; days other
-//! than 1, 2, 3, 5, 7, 14 are `bad_clock`.
-
+//! comes back as it was; nobody is claimable for being away, and an invite waits while its
+//! creator is away; running out of days loses on time with nobody connected (found by the sweep
+//! once the room left memory), also across a restart, whose downtime is charged (days are days),
+//! and in a cluster by the room's owner; days other than 1, 2, 3, 5, 7, 14 are `bad_clock`.
 mod support;
 
 use std::time::Duration;
@@ -81,15 +80,20 @@ async fn idle_evictions(server: &TestServer) -> f64 {
         .sum()
 }
 
-/// Once the room has seen every seat leave, advances the clock past the rooms' idle time and
-/// waits until one more room has left memory.
-async fn let_the_room_leave_memory(server: &TestServer, clock: &Clock, code: &str) {
+/// Waits until the room has seen every seat's connection leave.
+async fn until_nobody_is_connected(server: &TestServer, code: &str) {
     eventually(|| async {
         let (_, room) = get(server.addr, &format!("/api/rooms/{code}")).await;
         let seats = room["seats"].as_array()?.clone();
         seats.iter().all(|s| s["connected"] == false).then_some(())
     })
     .await;
+}
+
+/// Once the room has seen every seat leave, advances the clock past the rooms' idle time and
+/// waits until one more room has left memory.
+async fn let_the_room_leave_memory(server: &TestServer, clock: &Clock, code: &str) {
+    until_nobody_is_connected(server, code).await;
     let before = idle_evictions(server).await;
     clock.advance(Duration::from_secs(61));
     eventually(|| async { (idle_evictions(server).await > before).then_some(()) }).await;
@@ -215,6 +219,25 @@ async fn days_go_on_while_the_server_is_down(url: &str) {
     third.shutdown().await;
 }
 
+async fn an_invite_waits_while_its_creator_is_away(url: &str) {
+    let clock = Clock::manual();
+    let server = server(url, &clock).await;
+    let body = json!({"game": "khan", "seat": 0, "clock": {"days_per_move": 1}});
+    let (status, created) = post(server.addr, "/api/rooms", &body).await;
+    assert_eq!(status, 201, "{created}");
+    let code = created["invite_code"].as_str().unwrap();
+    let (creator, _) = connect(&server, code, created["seat_token"].as_str().unwrap()).await;
+    creator.close().await;
+    until_nobody_is_connected(&server, code).await;
+    // Far past the ten minutes a live room's invite waits for a creator who left.
+    clock.advance(hours(20));
+    let (status, joined) = post(server.addr, &format!("/api/rooms/{code}/join"), &json!({})).await;
+    assert_eq!(status, 200, "{joined}");
+    let (_, room) = get(server.addr, &format!("/api/rooms/{code}")).await;
+    assert_eq!(room["status"], "playing");
+    server.shutdown().await;
+}
+
 async fn only_the_listed_days_make_a_room(url: &str) {
     let server = TestServer::start(url).await;
     for clock in [
@@ -310,6 +333,18 @@ async fn days_go_on_while_the_server_is_down_on_sqlite() {
 async fn days_go_on_while_the_server_is_down_on_postgres() {
     let db = support::db::fresh_postgres().await;
     days_go_on_while_the_server_is_down(&db.url).await;
+}
+
+#[tokio::test]
+async fn an_invite_waits_while_its_creator_is_away_on_sqlite() {
+    let (_file, url) = support::db::fresh_sqlite_url();
+    an_invite_waits_while_its_creator_is_away(&url).await;
+}
+
+#[tokio::test]
+async fn an_invite_waits_while_its_creator_is_away_on_postgres() {
+    let db = support::db::fresh_postgres().await;
+    an_invite_waits_while_its_creator_is_away(&db.url).await;
 }
 
 #[tokio::test]

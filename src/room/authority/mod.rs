@@ -313,9 +313,11 @@ impl Authority {
     }
 
     /// When (clock ms) a waiting room whose only player has no connection expires; `None`
-    /// unless the room is waiting with one seat taken and that seat away.
+    /// unless the room is waiting with one seat taken and that seat away, and never for a
+    /// correspondence room.
     fn abandoned_waiting_deadline(&self) -> Option<u64> {
-        if self.state.status != RoomStatus::Waiting {
+        // A correspondence invite is answered in hours, not minutes: its creator may go away.
+        if self.state.status != RoomStatus::Waiting || self.state.is_correspondence() {
             return None;
         }
         // Bots wait forever: only the people who took a seat count.
