@@ -5,6 +5,7 @@
 //! creator is away; running out of days loses on time with nobody connected (found by the sweep
 //! once the room left memory), also across a restart, whose downtime is charged (days are days),
 //! and in a cluster by the room's owner; days other than 1, 2, 3, 5, 7, 14 are `bad_clock`.
+
 mod support;
 
 use std::time::Duration;
