@@ -188,7 +188,10 @@ async fn days_pass_with_nobody_connected(url: &str) {
     assert_eq!(record["clock"]["days_per_move"], 2);
     // PGN has no tag for days per move: `-`, as lichess writes a correspondence game.
     let (_, pgn) = get_text(server.addr, &format!("/api/games/{room_id}/pgn")).await;
-    assert!(pgn.contains("[TimeControl \"-\"]") && !pgn.contains("%clk"), "{pgn}");
+    assert!(
+        pgn.contains("[TimeControl \"-\"]") && !pgn.contains("%clk"),
+        "{pgn}"
+    );
     assert!(due(clock.now_utc()).await.unwrap().is_empty());
     server.shutdown().await;
 }

@@ -132,3 +132,19 @@ async fn a_browsers_games_on_postgres() {
     let db = support::db::fresh_postgres().await;
     a_browsers_games(&db.url).await;
 }
+
+#[tokio::test]
+async fn each_request_counts_as_a_room_look_up() {
+    let (_db, server) =
+        support::server::sqlite_server_with(|c| c.limits.lookups_per_minute = 2).await;
+    let body = json!({"seats": []});
+    for _ in 0..2 {
+        assert_eq!(post(server.addr, "/api/my-games", &body).await.0, 200);
+    }
+    let (status, answer) = post(server.addr, "/api/my-games", &body).await;
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (429, Some("rate_limited"))
+    );
+    server.shutdown().await;
+}

@@ -11,8 +11,11 @@
 
 use std::collections::HashSet;
 
+use std::net::SocketAddr;
+
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -104,11 +107,22 @@ fn entry(seat: &HeldSeat) -> Value {
 
 /// `POST /api/my-games` `{"seats": [{"room_id", "seat_token"}]}` (at most [`MAX_SEATS`]):
 /// 200 `{"in_progress": [...], "finished": [...]}`. Errors: 400 `bad_request` for a body that
-/// does not fit or names too many seats; 503 `unavailable` when the store fails.
+/// does not fit or names too many seats; 429 `rate_limited` (with `Retry-After`) when the client
+/// address is over its room look-ups, which each request counts as one of; 503 `unavailable`
+/// when the store fails.
 pub async fn my_games(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
+    let client = state.client_ip(peer.ip(), &headers);
+    if let Err(retry) = state.limiters.allow_lookup(client) {
+        return Err(ApiError::rate_limited(
+            super::lookup::limited_message(retry),
+            retry,
+        ));
+    }
     let body: Body = body.parse(None)?;
     if body.seats.len() > MAX_SEATS {
         return Err(ApiError::bad_request(format!(
