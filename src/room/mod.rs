@@ -196,6 +196,7 @@ enum Request {
     Join {
         choice: SeatChoice,
         name: Option<String>,
+        same_player: Option<[u8; 32]>,
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
     Connect {
@@ -253,17 +254,21 @@ impl RoomHandle {
         self.tx.is_closed()
     }
 
-    /// Takes a seat for `name`: `choice` picks which.
+    /// Takes a seat for `name`: `choice` picks which. `same_player`: the SHA-256 of the seat
+    /// token of a seat of this room the joiner holds already (a pass-and-play table), or
+    /// `JoinRefusal::BadToken`.
     pub async fn join(
         &self,
         choice: SeatChoice,
         name: Option<String>,
+        same_player: Option<[u8; 32]>,
     ) -> Result<Joined, JoinError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(Request::Join {
                 choice,
                 name,
+                same_player,
                 reply,
             })
             .await

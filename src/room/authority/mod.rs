@@ -366,9 +366,10 @@ impl Authority {
             Request::Join {
                 choice,
                 name,
+                same_player,
                 reply,
             } => {
-                let _ = reply.send(self.join(choice, name).await);
+                let _ = reply.send(self.join(choice, name, same_player).await);
             }
             Request::Connect {
                 token,
