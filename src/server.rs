@@ -122,6 +122,11 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");
     let (shutdown, shutdown_rx) = watch::channel(false);
+    tokio::spawn(crate::room::sweep::run(
+        registry.clone(),
+        config.clock.clone(),
+        shutdown_rx.clone(),
+    ));
     if let (Some(node), Some(mode)) = (&node, &cluster) {
         tokio::spawn(sweep(
             registry.clone(),

@@ -289,7 +289,7 @@ async fn restart_charges_nobody(url: &str) {
 }
 
 #[tokio::test]
-async fn clock_settings_out_of_bounds_are_a_bad_request() {
+async fn clock_settings_out_of_bounds_are_bad_clock() {
     let db = support::db::fresh_postgres().await;
     let server = TestServer::start(&db.url).await;
     for clock in [
@@ -303,7 +303,7 @@ async fn clock_settings_out_of_bounds_are_a_bad_request() {
         let body = json!({"game": "khan", "clock": clock});
         let (status, answer) = post(server.addr, "/api/rooms", &body).await;
         assert_eq!(status, 400, "{clock}: {answer}");
-        assert_eq!(answer["error"]["code"], "bad_request");
+        assert_eq!(answer["error"]["code"], "bad_clock");
     }
     for clock in [
         Value::Null,

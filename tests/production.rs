@@ -11,7 +11,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use khanate::clock::Clock;
 use serde_json::{Value, json};
-use support::server::{TestServer, get, get_text, post, sqlite_server_with, two_player_room};
+use support::server::{
+    TestServer, eventually, get, get_text, post, sqlite_server_with, two_player_room,
+};
 use support::ws::Client;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -42,18 +44,6 @@ async fn upgrade_status(server: &TestServer, headers: &[(&'static str, &str)]) -
         Err(tokio_tungstenite::tungstenite::Error::Http(response)) => response.status().as_u16(),
         Err(e) => panic!("{e}"),
     }
-}
-
-/// The first `Some` of `check`, tried until the server has acted on a clock it was shown (no
-/// real time passes in the room; this only waits for its task to run).
-async fn eventually<T, F: Future<Output = Option<T>>>(check: impl Fn() -> F) -> T {
-    for _ in 0..200 {
-        if let Some(found) = check().await {
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("the server did not act on the clock within a second")
 }
 
 #[tokio::test]

@@ -118,7 +118,7 @@ async fn requests_with_bad_input_get_typed_errors() {
         (
             json!({"game": "ouk-chatrang", "clock": {"initial_s": 300, "increment_s": 181}}),
             400,
-            "bad_request",
+            "bad_clock",
         ),
         (
             json!({"game": "ouk-chatrang", "colour": "white"}),

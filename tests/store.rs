@@ -158,6 +158,7 @@ fn commit(room_id: Uuid, expected_version: i64, status: RoomStatus) -> Commit {
         game: None,
         new_room: None,
         epoch: None,
+        flag_at: None,
     }
 }
 

@@ -9,6 +9,7 @@ mod games;
 mod history;
 mod limits;
 mod lookup;
+mod my_games;
 mod names;
 mod pgn;
 mod proxy;
@@ -146,6 +147,7 @@ fn routes(state: AppState) -> Router {
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))
         .route("/api/rooms/{reference}", get(rest::room_summary))
         .route("/api/rooms/{reference}/join", post(rest::join_room))
+        .route("/api/my-games", post(my_games::my_games))
         .route("/api/games", get(games::recent))
         .route("/api/games/{room_id}", get(games::game_record))
         .route("/api/games/{room_id}/pgn", get(games::game_pgn))

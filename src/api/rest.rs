@@ -21,7 +21,7 @@ use crate::bot::Level;
 use crate::cluster::forward::{ROOM_MOVING, forward};
 use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::room::registry::{CreateError, NewRoom};
-use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
+use crate::room::state::{JoinRefusal, SeatChoice, TimeControl};
 use crate::room::token::hash_token;
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
@@ -298,15 +298,10 @@ pub async fn create_room(
     })?;
     let clock = match body.clock {
         None | Some(Value::Null) => None,
-        Some(clock) => {
-            let settings: ClockSettings = serde_json::from_value(clock).map_err(|e| {
-                ApiError::bad_request(format!(
-                    "clock is null or {{\"initial_s\", \"increment_s\"}}: {e}"
-                ))
-            })?;
-            settings.validate().map_err(ApiError::bad_request)?;
-            Some(settings)
-        }
+        Some(clock) => Some(
+            TimeControl::parse(&clock)
+                .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_clock", e))?,
+        ),
     };
     let visibility = match body.visibility.as_deref() {
         None | Some("private") => Visibility::Private,

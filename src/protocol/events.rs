@@ -85,6 +85,10 @@ pub struct ClockView {
     pub running: Option<Seat>,
     /// When these times were read (UTC, RFC 3339).
     pub at: DateTime<Utc>,
+    /// A correspondence room: the days each move may take (`initial_s` is then those days in
+    /// seconds, `increment_s` 0); absent for a Fischer clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days_per_move: Option<u32>,
 }
 
 /// The kind of an offer.

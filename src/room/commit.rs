@@ -135,6 +135,7 @@ pub(super) fn stage(
         game,
         new_room,
         epoch: None,
+        flag_at: state.flag_at(),
     })
 }
 
@@ -242,6 +243,7 @@ fn rematch_room(
             game: None,
             new_room: None,
             epoch: None,
+            flag_at: fresh.flag_at(),
         },
     })
 }

@@ -7,7 +7,8 @@
 //! with `try_send`, and a connection whose queue is full is dropped (it reconnects with `last_v` and
 //! resyncs). See `state` for the decide/apply state machine, `authority` for the task, `fanout`
 //! for its connections and what each is sent, `presence` and `chat` for those two concerns of a
-//! room, `registry` for finding, creating and restoring rooms.
+//! room, `registry` for finding, creating and restoring rooms, `sweep` for loading the
+//! correspondence games whose time ran out while they were out of memory.
 
 pub mod answers;
 mod authority;
@@ -18,6 +19,7 @@ mod fanout;
 mod presence;
 pub mod registry;
 pub mod state;
+pub mod sweep;
 pub mod token;
 
 use std::sync::Arc;

@@ -152,6 +152,9 @@ pub const GRACE_SWEEPS: u32 = 2;
 /// How many orphaned rooms one sweep claims at most.
 pub const ORPHANS_PER_SWEEP: i64 = 200;
 
+/// How many due correspondence rooms one sweep loads at most.
+pub const DUE_PER_SWEEP: i64 = 200;
+
 /// How many times creation tries a fresh invite code after a collision.
 const INVITE_CODE_TRIES: usize = 5;
 
@@ -402,27 +405,65 @@ impl Registry {
             node.live_nodes().await?
         };
         let seen_before = std::mem::take(&mut sweep.waiting);
-        let mut adopted = 0;
+        let mut ids = Vec::new();
         for id in orphans {
             if sweep.unreadable.contains(&id) {
                 continue;
             }
             let seen = seen_before.get(&id).copied().unwrap_or(0);
-            if !node.first_to_claim(id, &live) && seen < GRACE_SWEEPS {
+            if node.first_to_claim(id, &live) || seen >= GRACE_SWEEPS {
+                ids.push(id);
+            } else {
                 sweep.waiting.insert(id, seen + 1);
+            }
+        }
+        self.load_listed(ids, &mut sweep.unreadable).await
+    }
+
+    /// Loads each room of `ids` that is not in `unreadable` (adding those whose rows do not
+    /// replay); another node owning one is no error. Returns how many it found.
+    async fn load_listed(
+        &self,
+        ids: Vec<Uuid>,
+        unreadable: &mut std::collections::HashSet<Uuid>,
+    ) -> Result<usize, StoreError> {
+        let mut loaded = 0;
+        for id in ids {
+            if unreadable.contains(&id) {
                 continue;
             }
             match self.find(&id.to_string()).await {
-                Ok(_) => adopted += 1,
+                Ok(_) => loaded += 1,
                 Err(StoreError::OwnedElsewhere { .. }) => {}
                 Err(StoreError::Corrupt(e)) => {
-                    error!(room_id = %id, error = %e, "room not adopted: its rows do not replay");
-                    sweep.unreadable.insert(id);
+                    error!(room_id = %id, error = %e, "room not loaded: its rows do not replay");
+                    unreadable.insert(id);
                 }
                 Err(e) => return Err(e),
             }
         }
-        Ok(adopted)
+        Ok(loaded)
+    }
+
+    /// Loads the correspondence games in play whose seat on move ran out of time by now (on the
+    /// rooms' clock) and that this process does not run, at most [`DUE_PER_SWEEP`] a call,
+    /// skipping the ids in `unreadable` (rooms whose rows do not replay, which it adds to): each
+    /// room's task finds its deadline passed as it starts, and flags. In cluster mode only a
+    /// room this node owns or may claim (its owner's lease ran out) is loaded here; another
+    /// node's rooms are its own sweep's. Returns how many rooms it loaded. Errors: the database
+    /// failed.
+    pub async fn load_due_correspondence(
+        &self,
+        unreadable: &mut std::collections::HashSet<Uuid>,
+    ) -> Result<usize, StoreError> {
+        let now = self.settings.clock.now_utc();
+        let mut ids = self
+            .store
+            .due_correspondence_rooms(now, DUE_PER_SWEEP)
+            .await?;
+        // A room in memory flags by its own deadline.
+        ids.retain(|id| self.cached(RoomRef::Id(*id)).is_none());
+        self.load_listed(ids, unreadable).await
     }
 
     /// The room's recent chat from the store, and the answers of its players' chat cids.

@@ -169,6 +169,7 @@ mod tests {
             game: None,
             new_room: None,
             epoch: None,
+            flag_at: None,
         }
     }
 

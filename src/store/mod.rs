@@ -36,8 +36,8 @@ use crate::rules::Seat;
 
 use self::postgres::Pg;
 pub use self::rows::{
-    ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow,
-    RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
+    ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
+    MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
 };
 use self::sqlite::Lite;
 
@@ -252,6 +252,42 @@ impl Store {
         match self {
             Store::Postgres(s) => queries::unfinished_room_ids::<Pg>(&mut *s.conn().await?).await,
             Store::Sqlite(s) => queries::unfinished_room_ids::<Lite>(&mut *s.conn().await?).await,
+        }
+    }
+
+    /// The room `room_id` as its seat whose token hashes to `token_hash` sees it; `None` when no
+    /// seat of that room has that token (an unknown room or a wrong token look the same).
+    pub async fn held_seat(
+        &self,
+        room_id: Uuid,
+        token_hash: &[u8; 32],
+    ) -> Result<Option<HeldSeat>, StoreError> {
+        match self {
+            Store::Postgres(s) => {
+                queries::held_seat::<Pg>(&mut *s.conn().await?, room_id, token_hash).await
+            }
+            Store::Sqlite(s) => {
+                queries::held_seat::<Lite>(&mut *s.conn().await?, room_id, token_hash).await
+            }
+        }
+    }
+
+    /// At most `limit` (negative counts as 0) correspondence games in play whose seat on move has
+    /// run out of time by `now` (`rooms.flag_at`, see [`Commit::flag_at`]), the most overdue
+    /// first: the rooms a sweep loads so that their flags fall with nobody connected.
+    pub async fn due_correspondence_rooms(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let limit = limit.max(0);
+        match self {
+            Store::Postgres(s) => {
+                queries::due_correspondence_rooms::<Pg>(&mut *s.conn().await?, now, limit).await
+            }
+            Store::Sqlite(s) => {
+                queries::due_correspondence_rooms::<Lite>(&mut *s.conn().await?, now, limit).await
+            }
         }
     }
 

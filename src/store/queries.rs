@@ -27,8 +27,8 @@ use uuid::Uuid;
 use super::codec;
 use super::dialect::{Dialect, Param, Statement, required};
 use super::{
-    ChatAnswer, ChatRow, Commit, EventRow, ExtraRow, GameRecord, LobbyRoom, MoveRow, RoomRef,
-    RoomRow, SeatRow, StoreError, StoredRoom, now, truncate_to_micros,
+    ChatAnswer, ChatRow, Commit, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom, MoveRow,
+    RoomRef, RoomRow, SeatRow, StoreError, StoredRoom, now, truncate_to_micros,
 };
 use crate::rules::{Extra, Seat};
 
@@ -87,17 +87,18 @@ async fn apply_one<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> Result<(), Sto
         Param::Time(Some(now())),
         Param::Uuid(c.room_id),
         Param::Big(c.expected_version),
+        Param::Time(c.flag_at.map(truncate_to_micros)),
     ];
     // A single node's statement stays as it was: only a cluster node names the epoch column.
     let sql = match c.epoch {
         None => {
-            "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
+            "UPDATE rooms SET version = $1, status = $2, updated_at = $3, flag_at = $6 \
              WHERE id = $4 AND version = $5"
         }
         Some(epoch) => {
             params.push(Param::Big(epoch));
-            "UPDATE rooms SET version = $1, status = $2, updated_at = $3 \
-             WHERE id = $4 AND version = $5 AND owner_epoch = $6"
+            "UPDATE rooms SET version = $1, status = $2, updated_at = $3, flag_at = $6 \
+             WHERE id = $4 AND version = $5 AND owner_epoch = $7"
         }
     };
     if D::execute(conn, Statement::new(sql, params)).await? == 0 {
@@ -295,6 +296,77 @@ pub(super) async fn unfinished_room_ids<D: Dialect>(
         .iter()
         .map(|row| Cols::<D>(row).uuid("id"))
         .collect()
+}
+
+/// See [`Store::due_correspondence_rooms`](super::Store::due_correspondence_rooms); `limit` is
+/// not negative.
+pub(super) async fn due_correspondence_rooms<D: Dialect>(
+    conn: &mut D::Conn,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<Uuid>, StoreError> {
+    let sql = "SELECT id FROM rooms WHERE status = 'playing' AND flag_at <= $1 \
+               ORDER BY flag_at, id LIMIT $2";
+    let params = [
+        Param::Time(Some(truncate_to_micros(now))),
+        Param::Big(limit),
+    ];
+    D::fetch_all(conn, Statement::new(sql, params))
+        .await?
+        .iter()
+        .map(|row| Cols::<D>(row).uuid("id"))
+        .collect()
+}
+
+/// See [`Store::held_seat`](super::Store::held_seat). The turn and the result are read off the
+/// room's last events that set them, so the room need not be in memory (nor on this node).
+pub(super) async fn held_seat<D: Dialect>(
+    conn: &mut D::Conn,
+    room_id: Uuid,
+    token_hash: &[u8; 32],
+) -> Result<Option<HeldSeat>, StoreError> {
+    let sql = "SELECT r.id, r.invite_code, r.game, r.status, r.options, r.updated_at, r.flag_at, \
+                      s.seat, \
+                      (SELECT e.data FROM room_events e WHERE e.room_id = r.id \
+                       AND e.kind IN ('game_started', 'moved', 'left', 'taken_back') \
+                       ORDER BY e.v DESC LIMIT 1) AS turn, \
+                      (SELECT e.data FROM room_events e WHERE e.room_id = r.id \
+                       AND e.kind = 'game_over' ORDER BY e.v DESC LIMIT 1) AS over \
+               FROM seats s JOIN rooms r ON r.id = s.room_id \
+               WHERE s.room_id = $1 AND s.token_hash = $2";
+    let params = [Param::Uuid(room_id), Param::Bytes(token_hash)];
+    let Some(row) = D::fetch_optional(conn, Statement::new(sql, params)).await? else {
+        return Ok(None);
+    };
+    let cols = Cols::<D>(&row);
+    let status = codec::status("status", &cols.text("status")?)?;
+    let over = D::json(&row, "over")?;
+    let to_move = match (&over, D::json(&row, "turn")?) {
+        (None, Some(turn)) => turn
+            .get("to_move")
+            .and_then(Value::as_u64)
+            .and_then(|seat| Seat::try_from(seat).ok()),
+        _ => None,
+    };
+    let sql = "SELECT seat, name FROM seats WHERE room_id = $1 ORDER BY seat";
+    let names = D::fetch_all(conn, Statement::new(sql, [Param::Uuid(room_id)]))
+        .await?
+        .iter()
+        .map(|seat| Ok((Cols::<D>(seat).seat("seat")?, D::text(seat, "name")?)))
+        .collect::<Result<_, StoreError>>()?;
+    Ok(Some(HeldSeat {
+        room_id: cols.uuid("id")?,
+        invite_code: cols.text("invite_code")?,
+        game: codec::game("game", &cols.text("game")?)?,
+        status,
+        seat: cols.seat("seat")?,
+        names,
+        to_move,
+        result: over.and_then(|o| o.get("result").cloned()),
+        clock: cols.json("options")?.get("clock").cloned(),
+        flag_at: D::time(&row, "flag_at")?,
+        updated_at: cols.time("updated_at")?,
+    }))
 }
 
 /// See [`Store::lobby`](super::Store::lobby); `limit` is not negative.

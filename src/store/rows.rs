@@ -131,6 +131,10 @@ pub struct Commit {
     /// [`StoreError::Fenced`](super::StoreError::Fenced) when the room's stored epoch is another (another node claimed it
     /// since). `None` on a single node: no epoch is checked. PostgreSQL only.
     pub epoch: Option<i64>,
+    /// A correspondence game in play: when its seat on move runs out of time (UTC), kept in
+    /// `rooms.flag_at` so that a sweep finds the room while it is out of memory. `None` for every
+    /// other room, and once no clock runs; every commit writes it.
+    pub flag_at: Option<DateTime<Utc>>,
 }
 
 /// A room created by another room's commit (a rematch): its row and its first commit, as
@@ -204,6 +208,36 @@ pub struct LobbyRoom {
     pub creator_name: Option<String>,
     /// The room's clock settings `{"initial_s", "increment_s"}`; `None` for an untimed room.
     pub clock: Option<Value>,
+}
+
+/// A room as one of its seats sees it, for that seat's "My games" (see
+/// [`Store::held_seat`](super::Store::held_seat)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldSeat {
+    /// The room id.
+    pub room_id: Uuid,
+    /// The room's invite code.
+    pub invite_code: String,
+    /// The game the room plays.
+    pub game: GameKind,
+    /// `waiting`, `playing` or `finished`.
+    pub status: RoomStatus,
+    /// The seat held.
+    pub seat: Seat,
+    /// Every taken seat's name, in seat order (`None`: the player gave none).
+    pub names: Vec<(Seat, Option<String>)>,
+    /// The seat on move as of the last event that passed the turn; `None` before the game
+    /// started and once it is over.
+    pub to_move: Option<Seat>,
+    /// The result (`{"winner", "reason"}`, as `game_over` gave it), once the room is finished.
+    pub result: Option<Value>,
+    /// The room's clock settings as created (`{"initial_s", "increment_s"}` or
+    /// `{"days_per_move"}`); `None` untimed.
+    pub clock: Option<Value>,
+    /// A correspondence game in play: when the seat on move runs out of time.
+    pub flag_at: Option<DateTime<Utc>>,
+    /// When the room last changed.
+    pub updated_at: DateTime<Utc>,
 }
 
 /// Which room to load: by id or by invite code.

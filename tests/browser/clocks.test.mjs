@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, screenshot } from './lib/browser.mjs';
 import {
-  apiPost, eventually, openSeat as openSeatOf, playMove, resultText, roomState, twoPlayers, waitForRoom,
+  apiPost, clockTexts as clocks, eventually, openSeat as openSeatOf, playMove, resultText, roomState, twoPlayers, waitForRoom,
 } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
@@ -24,12 +24,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-// The text of each seat's clock, in seat order.
-async function clocks(page) {
-  return page.$$eval('#players .clock[data-seat]', (els) =>
-    els.sort((a, b) => a.dataset.seat - b.dataset.seat).map((el) => el.textContent));
-}
 
 // A clock's text (m:ss, h:mm:ss, 0:09.4) in ms.
 function ms(text) {

@@ -284,6 +284,18 @@ pub async fn two_player_room(addr: SocketAddr, options: Value) -> (String, Strin
     )
 }
 
+/// The first `Some` of `check`, tried until the server has acted on a clock it was shown (no
+/// time passes in its rooms; this only waits for their tasks and the database, at most 10 s).
+pub async fn eventually<T, F: Future<Output = Option<T>>>(check: impl Fn() -> F) -> T {
+    for _ in 0..2_000 {
+        if let Some(found) = check().await {
+            return found;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    panic!("the server did not act on the clock within 10 s")
+}
+
 /// An in-process server over `url` whose rooms read `clock` (a manual one lets a test move time).
 pub async fn server_with_clock(url: &str, clock: &Clock) -> TestServer {
     let mut config = Config::for_tests(url);

@@ -125,6 +125,16 @@ export async function recentGames(limit = 10) {
 }
 
 /**
+ * "My games": the rooms of the seats this browser holds, as each seat sees it (the tokens go in
+ * the body, never the URL).
+ * @param {{ room_id: string, seat_token: string }[]} seats
+ * @returns {Promise<{ in_progress: import('./protocol.js').MyGame[], finished: import('./protocol.js').MyGame[] }>}
+ */
+export async function myGames(seats) {
+  return request('POST', 'api/my-games', { seats });
+}
+
+/**
  * A finished game's page.
  * @param {string} roomId
  */

@@ -9,6 +9,7 @@ import { gameRecord, homeUrl, rulesUrl } from './api.js';
 import { gameInfo, loadBoardModule } from './games.js';
 import { moveText } from './room/view/moves.js';
 import { materialOf } from './room/view/players.js';
+import { timeLeftText } from './room/view/clock.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName } from './i18n.js';
 import { $, $$, $button, $link, $select } from './dom.js';
 import { setUpThemes } from './themes.js';
@@ -89,8 +90,8 @@ function showGame(record, module) {
         const time = document.createElement('span');
         time.className = 'clock';
         time.dataset.seat = String(player.seat);
-        time.textContent = clockText(remaining);
-        time.setAttribute('aria-label', t('game_page.final_time', { player: playerName(player.seat), time: clockText(remaining) }));
+        time.textContent = timeLeftText(remaining, clockText);
+        time.setAttribute('aria-label', t('game_page.final_time', { player: playerName(player.seat), time: timeLeftText(remaining, clockText) }));
         li.append(time);
       }
       return li;
@@ -98,7 +99,9 @@ function showGame(record, module) {
     const control = $('#time-control');
     control.hidden = !clock;
     if (clock) {
-      control.textContent = t('game_page.time_control', { minutes: clock.initial_s / 60, increment: clock.increment_s });
+      control.textContent = clock.days_per_move
+        ? t('game_page.time_control_days', { days: clock.days_per_move })
+        : t('game_page.time_control', { minutes: (clock.initial_s ?? 0) / 60, increment: clock.increment_s ?? 0 });
     }
   }
 

@@ -3,6 +3,7 @@
 
 import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
+import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
 import { GAMES, gameInfo } from './games.js';
@@ -105,12 +106,14 @@ function validLayout(layout) {
   return /^[123]{36}$/.test(layout) && ['1', '2', '3'].every((d) => layout.split(d).length - 1 === 12);
 }
 
-// The time control chosen: null (no clock) or {initial_s, increment_s} (Fischer: minutes each,
-// seconds added after every move), from a preset `initial+increment` or the custom fields.
-/** @returns {{ initial_s: number, increment_s: number } | null} */
+// The time control chosen: null (no clock), {initial_s, increment_s} (Fischer: minutes each,
+// seconds added after every move), from a preset `initial+increment` or the custom fields, or
+// {days_per_move} (correspondence, a preset `days:N`).
+/** @returns {import('./protocol.js').ClockSettings | null} */
 function clockRequest() {
   const choice = $select('#clock').value;
   if (!choice) return null;
+  if (choice.startsWith('days:')) return { days_per_move: Number(choice.slice(5)) };
   if (choice === 'custom') {
     const minutes = Number($input('#clock-minutes').value);
     const increment = Number($input('#clock-increment').value);
@@ -132,7 +135,7 @@ function clockRequest() {
  * @property {string | number} seat
  * @property {string} [name]
  * @property {number} [seats]
- * @property {{ initial_s: number, increment_s: number }} [clock]
+ * @property {import('./protocol.js').ClockSettings} [clock]
  * @property {{ seat: number, level: number }[]} [bots]
  * @property {{ spectator_chat?: boolean, start_position?: string, colors?: Color[], layout?: string }} options
  */
@@ -297,6 +300,8 @@ $('#create-form').addEventListener('submit', create);
 $('#refresh-lobby').addEventListener('click', refreshLobby);
 $('#refresh-recent').addEventListener('click', refreshRecent);
 refreshRecent();
+$('#refresh-my-games').addEventListener('click', refreshMyGames);
+refreshMyGames();
 onLanguageChange(() => {
   listGames();
   refreshForm();

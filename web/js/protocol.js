@@ -234,7 +234,11 @@
  * @property {string} created_at
  */
 
-/** @typedef {{ initial_s: number, increment_s: number }} ClockSettings */
+/**
+ * A room's time control: Fischer `{initial_s, increment_s}`, or correspondence
+ * `{days_per_move}` (a snapshot's clock then has both, `initial_s` being those days in seconds).
+ * @typedef {{ initial_s?: number, increment_s?: number, days_per_move?: number }} ClockSettings
+ */
 
 /**
  * A lobby entry (`GET /api/rooms`).
@@ -251,6 +255,23 @@
  */
 
 /** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null }} RecordPlayer */
+
+/**
+ * A room of a seat this browser holds (`POST /api/my-games`).
+ * @typedef {object} MyGame
+ * @property {string} room_id
+ * @property {string} invite_code
+ * @property {GameId} game
+ * @property {RoomStatus} status
+ * @property {number} seat
+ * @property {{ seat: number, name: string | null }[]} players
+ * @property {number | null} to_move
+ * @property {boolean} your_turn
+ * @property {GameResult | null} result
+ * @property {ClockSettings | null} clock
+ * @property {string | null} deadline
+ * @property {string} updated_at
+ */
 
 /**
  * A finished game in the list (`GET /api/games`).

@@ -72,9 +72,9 @@ export async function refreshRecent() {
 export function lobbyMeta(room) {
   const parts = [];
   if (room.creator_name) parts.push(t('home.lobby_by', { name: room.creator_name }));
-  parts.push(room.clock
-    ? t('home.lobby_clock', { minutes: room.clock.initial_s / 60, increment: room.clock.increment_s })
-    : t('home.lobby_untimed'));
+  parts.push(!room.clock ? t('home.lobby_untimed')
+    : room.clock.days_per_move ? t('home.lobby_days', { days: room.clock.days_per_move })
+    : t('home.lobby_clock', { minutes: (room.clock.initial_s ?? 0) / 60, increment: room.clock.increment_s ?? 0 }));
   const meta = document.createElement('span');
   meta.className = 'hint lobby-meta';
   meta.textContent = parts.join(' · ');

@@ -88,6 +88,21 @@ export function forgetSeat(inviteCode, seat) {
   else write(inviteCode, entry);
 }
 
+// Every seat this browser holds in a game against others (pass-and-play tables left out: they are
+// this browser's own), for the home page's "My games" (POST api/my-games).
+/** @returns {{ room_id: string, seat_token: string }[]} */
+export function everyHeldSeat() {
+  const held = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const name = localStorage.key(i);
+    if (!name?.startsWith(PREFIX)) continue;
+    const entry = read(name.slice(PREFIX.length));
+    if (!entry || entry.local || typeof entry.room_id !== 'string') continue;
+    for (const token of Object.values(entry.seats ?? {})) held.push({ room_id: entry.room_id, seat_token: token });
+  }
+  return held;
+}
+
 // The name last typed, offered again in the next form.
 export function lastName() {
   return localStorage.getItem(NAME_KEY) ?? '';

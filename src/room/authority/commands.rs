@@ -55,7 +55,7 @@ impl Authority {
         };
         let flagged = self.state.clock.as_ref().and_then(|c| c.running);
         if self.persist(&events, None, None, None).await.is_ok() {
-            self.clock_mark = self.settings.clock.now_ms();
+            self.mark_clocks(self.settings.clock.now_ms());
             info!(seat = ?flagged, "flag: time ran out");
         }
     }
@@ -99,7 +99,7 @@ impl Authority {
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
         if events.iter().any(sets_clock) {
-            self.clock_mark = self.settings.clock.now_ms();
+            self.mark_clocks(self.settings.clock.now_ms());
         }
         info!(seat, "seat taken");
         Ok(Joined {
@@ -310,7 +310,7 @@ impl Authority {
             .await?;
         if events.iter().any(sets_clock) {
             // From when the frames that set the clocks left: after the commit, not before it.
-            self.clock_mark = self.settings.clock.now_ms();
+            self.mark_clocks(self.settings.clock.now_ms());
         }
         Ok(v)
     }

@@ -63,9 +63,13 @@ pub(super) struct Authority {
     /// The clock's reading (`settings.clock`, ms) when the last event that set the game clocks
     /// had been stored and handed to the connections (the frame that put the running seat on
     /// move left), or when this task started: the running seat's time counts from here, so the
-    /// commit of the previous move is charged to nobody. A restored room starts
-    /// counting afresh, so the time the server was down is charged to nobody.
+    /// commit of the previous move is charged to nobody. A restored room starts counting afresh,
+    /// so the time the server was down is charged to nobody (but see `carried_ms`).
     clock_mark: u64,
+    /// A correspondence room: the time its seat on move had already spent when this task loaded
+    /// it (since its clocks were last set, in wall-clock time), charged on top of the time since
+    /// `clock_mark`; 0 once an event sets the clocks, and for every other room.
+    carried_ms: u64,
     /// This task's own handle, set by [`Authority::spawn`]: the bots it starts talk to it.
     handle: Option<RoomHandle>,
     /// Cluster mode: this node's claim on the room. Every commit carries its epoch, and the task
@@ -116,8 +120,11 @@ impl Authority {
     ) -> Self {
         let published_version = Arc::new(AtomicI64::new(state.version));
         let clock_mark = settings.clock.now_ms();
+        // A correspondence game's days go on while the room is out of memory or the server down.
+        let carried_ms = state.elapsed_since_clock_set(settings.clock.now_utc());
         Authority {
             clock_mark,
+            carried_ms,
             presence: Presence::new(state.seats.len(), clock_mark),
             handle: None,
             ownership: None,
@@ -202,9 +209,12 @@ impl Authority {
         let clock = self.settings.clock.clone();
         let mut fenced = false;
         loop {
-            // A room whose clock runs stays in memory: its deadline must fire.
+            // A room whose clock runs stays in memory, so its deadline fires; but a correspondence
+            // room may leave: the database keeps its deadline, and the sweep loads it then.
             let deadline = earliest(
-                self.state.clock_deadline(self.clock_mark),
+                self.state
+                    .clock_deadline(self.clock_mark)
+                    .map(|at| at.saturating_sub(self.carried_ms)),
                 self.abandoned_waiting_deadline(),
             );
             // A finished room leaves soon: under churn, thousands of them would otherwise stay
@@ -214,7 +224,8 @@ impl Authority {
             } else {
                 self.settings.idle
             };
-            let idle_at = (self.may_idle() && deadline.is_none())
+            let may_leave = deadline.is_none() || self.state.is_correspondence();
+            let idle_at = (self.may_idle() && may_leave)
                 .then(|| clock.now_ms().saturating_add(millis(idle)));
             let wait = earliest(idle_at, self.waiting_deadline());
             let wake = tokio::select! {
@@ -337,9 +348,11 @@ impl Authority {
     }
 
     /// When (clock ms) a waiting room whose only player has no connection expires; `None`
-    /// unless the room is waiting with one seat taken and that seat away.
+    /// unless the room is waiting with one seat taken and that seat away, and never for a
+    /// correspondence room.
     fn abandoned_waiting_deadline(&self) -> Option<u64> {
-        if self.state.status != RoomStatus::Waiting {
+        // A correspondence invite is answered in hours, not minutes: its creator may go away.
+        if self.state.status != RoomStatus::Waiting || self.state.is_correspondence() {
             return None;
         }
         // Bots wait forever: only the people who took a seat count.
@@ -358,8 +371,12 @@ impl Authority {
             .lone_player_deadline(Seat::try_from(creator).ok()?, ttl)
     }
 
-    /// The grace period of this room's absent player on move; `None` in an untimed room.
+    /// The grace period of this room's absent player on move; `None` in an untimed room and in
+    /// a correspondence game (being away is normal there: nobody is ever claimable).
     fn grace_ms(&self) -> Option<u64> {
+        if self.state.is_correspondence() {
+            return None;
+        }
         let clocks = self.state.clock.as_ref()?;
         Some(millis(
             self.settings.grace(u64::from(clocks.settings.initial_s)),
@@ -369,7 +386,14 @@ impl Authority {
     /// The clock's reading now, and the time since the last event that set the game clocks.
     fn clock_now(&self) -> (u64, u64) {
         let now_ms = self.settings.clock.now_ms();
-        (now_ms, now_ms.saturating_sub(self.clock_mark))
+        let elapsed = now_ms.saturating_sub(self.clock_mark);
+        (now_ms, elapsed.saturating_add(self.carried_ms))
+    }
+
+    /// Notes that an event set the game clocks at `now_ms`: their time counts from there.
+    fn mark_clocks(&mut self, now_ms: u64) {
+        self.clock_mark = now_ms;
+        self.carried_ms = 0;
     }
 
     async fn handle(&mut self, request: Request) {

@@ -120,6 +120,7 @@ impl RoomState {
             remaining_ms,
             running,
             at,
+            days_per_move: self.days_per_move(),
         })
     }
 
@@ -158,8 +159,8 @@ impl RoomState {
     /// `taken_back`, and `game_over` of a game that started) for a timed room, `elapsed_ms` after
     /// the last clock event, stamped `at`. The running seat is charged the time elapsed, less
     /// `compensation_ms` for a move (lag compensation, capped at the time elapsed, so a seat never
-    /// gets back more than it spent); a move then adds the increment to its mover; the seat now on
-    /// move runs. A takeback charges nobody and sets every seat's time back to what it was before
+    /// gets back more than it spent); a move then adds the increment to its mover (correspondence:
+    /// resets its days); the seat now on move runs. A takeback charges nobody and sets every seat's time back to what it was before
     /// the first move taken back. Does nothing for an untimed room.
     pub fn stamp_clocks(
         &self,
@@ -202,7 +203,7 @@ impl RoomState {
                 } => {
                     charge(&mut remaining, running, compensation_ms);
                     if let Some(left) = remaining.get_mut(usize::from(*seat)) {
-                        *left = left.saturating_add(settings.increment_ms());
+                        *left = self.after_move_ms(*left, settings.increment_ms());
                     }
                     running = *to_move;
                     clock
@@ -255,27 +256,12 @@ impl RoomState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{apply_all, decide_events, three_player_room, timed_room};
+    use super::super::testing::{apply_all, stamped_move, three_player_room, timed_room};
     use super::*;
-    use crate::protocol::Command;
     use crate::rules::GameKind;
 
     fn timed_move(room: &mut RoomState, elapsed_ms: u64, compensation_ms: u64) -> ClockInfo {
-        let seat = room.seat_on_move().unwrap();
-        let mv = room.game.legal_moves()[0].clone();
-        let command = Command::Move {
-            mv,
-            v: room.version,
-        };
-        let mut events = decide_events(room, seat, &command).unwrap();
-        room.stamp_clocks(&mut events, elapsed_ms, compensation_ms, Utc::now());
-        apply_all(room, &events);
-        match &events[0] {
-            Event::Moved {
-                clock: Some(clock), ..
-            } => clock.clone(),
-            other => panic!("{other:?}"),
-        }
+        stamped_move(room, elapsed_ms, compensation_ms, Utc::now())
     }
 
     /// The outcome and final clocks of a single `game_over` (none runs any more).

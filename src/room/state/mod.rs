@@ -11,12 +11,14 @@
 //! seat, bots, tokens), `play.rs` (moves, resignation, abort, the repetition claim), `offers.rs`
 //! (draw and rematch offers), `takeback.rs` (takeback offers and replaying the game without the
 //! moves taken back), `clocks.rs` (time control, flags), `lag.rs` (lag compensation),
+//! `correspondence.rs` (games of days per move),
 //! `abandonment.rs` (leaving a game, claims and votes against an absent seat), `chat.rs` (who may
 //! write where, and the text) and `views.rs` (what a client or the game record is shown).
 
 mod abandonment;
 mod chat;
 mod clocks;
+mod correspondence;
 mod lag;
 mod offers;
 mod play;
@@ -29,6 +31,7 @@ mod views;
 pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
 pub use clocks::{ClockSettings, Clocks};
+pub use correspondence::{Correspondence, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
 pub use lag::{LagEstimate, LagQuota, MAX_LAG_SAMPLE_MS};
 pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
 pub use views::LegalMoves;
@@ -172,6 +175,9 @@ pub struct RoomState {
     pub rematch: Option<RematchInfo>,
     /// The clocks of a timed room (`options.clock`); `None` for an untimed one.
     pub clock: Option<Clocks>,
+    /// A correspondence room's days per move and when its clocks were last set
+    /// (`options.clock.days_per_move`); `None` for any other room.
+    pub correspondence: Option<Correspondence>,
 }
 
 /// Maps a rules refusal onto the protocol's reject code.
@@ -203,6 +209,7 @@ impl RoomState {
     ) -> Self {
         let seats_len = usize::from(game.players());
         let seats = vec![SeatSlot::default(); seats_len];
+        let (clock, correspondence) = correspondence::time_control(&options, seats_len);
         RoomState {
             id,
             invite_code,
@@ -231,10 +238,8 @@ impl RoomState {
             rematch_offers: vec![0; seats_len],
             takeback_limits: vec![takeback::TakebackLimits::default(); seats_len],
             rematch: None,
-            clock: options
-                .get("clock")
-                .and_then(|c| serde_json::from_value::<ClockSettings>(c.clone()).ok())
-                .map(|settings| Clocks::new(settings, seats_len)),
+            clock,
+            correspondence,
             options,
         }
     }
@@ -400,6 +405,7 @@ impl RoomState {
                 self.position_version = v;
             }
         }
+        self.note_clock_set(event);
         self.version = v;
         Ok(())
     }

@@ -1,12 +1,12 @@
 //! Rooms in the shapes the state machine's tests start from.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
 use super::{Absence, Decision, Refusal, RoomState, SeatChoice};
 use crate::domain::Visibility;
-use crate::protocol::{Command, Event};
+use crate::protocol::{ClockInfo, Command, Event};
 use crate::rules::{AnyGame, GameKind, GameOptions, Rules, Seat};
 
 /// A three-player Khan-Tsin room with no seat taken.
@@ -65,6 +65,31 @@ pub(super) fn play_first_legal_move(room: &mut RoomState) {
     )
     .unwrap();
     apply_all(room, &events);
+}
+
+/// The seat on move plays the first of its legal moves in a timed room, `elapsed_ms` after the
+/// last clock event (less `compensation_ms`), stamped `at`; the clock of its `moved`.
+pub(super) fn stamped_move(
+    room: &mut RoomState,
+    elapsed_ms: u64,
+    compensation_ms: u64,
+    at: DateTime<Utc>,
+) -> ClockInfo {
+    let seat = room.seat_on_move().unwrap();
+    let mv = room.game.legal_moves()[0].clone();
+    let command = Command::Move {
+        mv,
+        v: room.version,
+    };
+    let mut events = decide_events(room, seat, &command).unwrap();
+    room.stamp_clocks(&mut events, elapsed_ms, compensation_ms, at);
+    apply_all(room, &events);
+    match &events[0] {
+        Event::Moved {
+            clock: Some(clock), ..
+        } => clock.clone(),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// A three-player Khan-Tsin room with every seat taken and the 36 placements made.

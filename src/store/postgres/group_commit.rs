@@ -123,13 +123,14 @@ async fn write(pool: &PgPool, batch: Vec<Job>) {
 }
 
 /// Whether `c` only moves its room on (see the module's documentation; a takeback deletes rows,
-/// so it is written alone).
+/// so it is written alone, and so is a correspondence deadline: the batch clears `flag_at`).
 fn fits_batch(c: &Commit) -> bool {
     !c.events.is_empty()
         && c.seats.is_empty()
         && c.game.is_none()
         && c.new_room.is_none()
         && c.taken_back_to.is_none()
+        && c.flag_at.is_none()
 }
 
 /// The batch statement. `$1..$4`: the rooms (id, expected version, new version, status), `$5`
@@ -139,7 +140,7 @@ fn fits_batch(c: &Commit) -> bool {
 /// room is retried alone, which answers [`StoreError::Fenced`].
 const BATCH_STATEMENT: &str = "\
 WITH updated AS (
-    UPDATE rooms SET version = c.version, status = c.status, updated_at = $5
+    UPDATE rooms SET version = c.version, status = c.status, updated_at = $5, flag_at = NULL
     FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $24::bigint[])
          AS c(room_id, expected, version, status, epoch)
     WHERE rooms.id = c.room_id AND rooms.version = c.expected

@@ -253,6 +253,12 @@ export async function twoPlayers(t, browser, server, options) {
   return { first, second, invite };
 }
 
+// The text of each seat's clock, in seat order.
+export async function clockTexts(page) {
+  return page.$$eval('#players .clock[data-seat]', (els) =>
+    els.sort((a, b) => a.dataset.seat - b.dataset.seat).map((el) => el.textContent));
+}
+
 export async function pieceOn(page, square) {
   return page.locator(`#board [data-square="${square}"] .piece`).count();
 }

@@ -22,6 +22,7 @@ import { abandonClaim, applyFrame, clockLeft, createRoomState, legalFor, legalIn
 import { nameOfSeat } from './view/players.js';
 import { createReplay } from './replay.js';
 import { createSounds } from '../sounds.js';
+import { createNotifier } from '../notify.js';
 import { offerTakeback } from './takeback.js';
 
 /** @typedef {import('./state.js').RoomState} RoomState */
@@ -117,6 +118,7 @@ export class RoomCtrl {
     this.summaryFailed = false;
     this.replay = createReplay({ plies: () => this.state.moves.length, onChange: () => this.redraw() });
     this.sound = createSounds();
+    this.notify = createNotifier();
     /** Draws the page (the views set it). @type {() => void} */
     this.redraw = () => {};
     /** Draws the connection's state (the views set it). @type {() => void} */
@@ -221,7 +223,10 @@ export class RoomCtrl {
    */
   receive(seat, frame) {
     const before = { version: this.state.version, plies: this.state.moves.length };
+    const wasOurTurn = this.ourTurn();
     const effect = applyFrame(this.state, seat, frame, { wall: Date.now(), mono: performance.now() });
+    // The page's first snapshot is not a turn that came: the player just opened it.
+    if (!wasOurTurn && this.ourTurn() && before.version !== null) this.notifyTurn();
     const redraw = handlers[frame.t]?.(this, seat, frame, before) !== false;
     if (effect.chat) this.redrawChat();
     if (!redraw) return;
@@ -248,6 +253,20 @@ export class RoomCtrl {
       });
     }
     if (live) location.assign(roomUrl(info.invite_code));
+  }
+
+  // Whether a seat held here, by a player (not a pass-and-play table), is on move in the game.
+  ourTurn() {
+    const { state } = this;
+    return this.role === 'player' && state.status === 'playing' && state.toMove !== null && state.held.has(state.toMove);
+  }
+
+  // It became this player's turn: a notification if the page is in the background (notify.js).
+  notifyTurn() {
+    const game = document.querySelector('#game-name')?.textContent ?? '';
+    const last = this.state.displayMoves.at(-1);
+    const body = last ? t('room.notify_moved', { game, move: last }) : game;
+    this.notify.turn(t('room.your_turn'), body, `khanate-${this.inviteCode}`);
   }
 
   // Every 100 ms: the low-time warning (once a turn, for a seat held here).

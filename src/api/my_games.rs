@@ -1,0 +1,143 @@
+//! `POST /api/my-games`: "My games" of an anonymous browser, from the seat tokens it holds (the
+//! body, never the URL, carries them): each room's state as that seat sees it, the games in
+//! progress (the seat's turn first) and the recently finished ones. A token of no seat of its
+//! room is left out, the same as an unknown room, so the answer says nothing about tokens the
+//! client does not hold.
+//!
+//! Everything is read from the store (the turn and the result off the room's last events), so a
+//! room need not be in memory, nor owned by this node in a cluster. The seam for accounts: a
+//! logged-in user's seats (`seats.user_id`) are more [`Claim`]s for [`games_of`], beside the
+//! tokens the browser sends.
+
+use std::collections::HashSet;
+
+use std::net::SocketAddr;
+
+use axum::Json;
+use axum::extract::{ConnectInfo, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::JsonBytes;
+use crate::room::token::hash_token;
+use crate::store::{HeldSeat, RoomStatus, Store, StoreError};
+
+/// The most seats one request may name.
+pub const MAX_SEATS: usize = 100;
+
+/// The most finished games the answer lists, the newest first.
+pub const MAX_FINISHED: usize = 20;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Body {
+    seats: Vec<HeldToken>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeldToken {
+    room_id: Uuid,
+    seat_token: String,
+}
+
+/// A seat a client shows it holds: the room, and the SHA-256 of the seat token.
+pub type Claim = (Uuid, [u8; 32]);
+
+/// The rooms of the seats in `claims` that are real (the token is that room's seat's), each
+/// once: the games in progress (the seat's turn first, then the most recently changed), and
+/// the [`MAX_FINISHED`] most recently finished. Errors: the store failed.
+pub async fn games_of(
+    store: &Store,
+    claims: impl IntoIterator<Item = Claim>,
+) -> Result<(Vec<HeldSeat>, Vec<HeldSeat>), StoreError> {
+    let mut seen = HashSet::new();
+    let mut held = Vec::new();
+    for (room_id, token_hash) in claims {
+        if let Some(seat) = store.held_seat(room_id, &token_hash).await?
+            && seen.insert((seat.room_id, seat.seat))
+        {
+            held.push(seat);
+        }
+    }
+    let (mut finished, mut on): (Vec<_>, Vec<_>) = held
+        .into_iter()
+        .partition(|s| s.status == RoomStatus::Finished);
+    on.sort_by(|a, b| {
+        your_turn(b)
+            .cmp(&your_turn(a))
+            .then(b.updated_at.cmp(&a.updated_at))
+    });
+    finished.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    finished.truncate(MAX_FINISHED);
+    Ok((on, finished))
+}
+
+fn your_turn(seat: &HeldSeat) -> bool {
+    seat.to_move == Some(seat.seat)
+}
+
+/// One game of the answer (docs/protocol.md, `POST /api/my-games`).
+fn entry(seat: &HeldSeat) -> Value {
+    let players: Vec<Value> = seat
+        .names
+        .iter()
+        .map(|(s, name)| json!({"seat": s, "name": name}))
+        .collect();
+    json!({
+        "room_id": seat.room_id,
+        "invite_code": seat.invite_code,
+        "game": seat.game,
+        "status": seat.status.as_str(),
+        "seat": seat.seat,
+        "players": players,
+        "to_move": seat.to_move,
+        "your_turn": your_turn(seat),
+        "result": seat.result,
+        "clock": seat.clock,
+        "deadline": seat.flag_at,
+        "updated_at": seat.updated_at,
+    })
+}
+
+/// `POST /api/my-games` `{"seats": [{"room_id", "seat_token"}]}` (at most [`MAX_SEATS`]):
+/// 200 `{"in_progress": [...], "finished": [...]}`. Errors: 400 `bad_request` for a body that
+/// does not fit or names too many seats; 429 `rate_limited` (with `Retry-After`) when the client
+/// address is over its room look-ups, which each request counts as one of; 503 `unavailable`
+/// when the store fails.
+pub async fn my_games(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: JsonBytes,
+) -> Result<Response, ApiError> {
+    let client = state.client_ip(peer.ip(), &headers);
+    if let Err(retry) = state.limiters.allow_lookup(client) {
+        return Err(ApiError::rate_limited(
+            super::lookup::limited_message(retry),
+            retry,
+        ));
+    }
+    let body: Body = body.parse(None)?;
+    if body.seats.len() > MAX_SEATS {
+        return Err(ApiError::bad_request(format!(
+            "at most {MAX_SEATS} seats a request"
+        )));
+    }
+    let claims: Vec<Claim> = body
+        .seats
+        .iter()
+        .map(|held| (held.room_id, hash_token(&held.seat_token)))
+        .collect();
+    let (on, finished) = games_of(&state.store, claims).await?;
+    let body = json!({
+        "in_progress": on.iter().map(entry).collect::<Vec<_>>(),
+        "finished": finished.iter().map(entry).collect::<Vec<_>>(),
+    });
+    Ok(Json(body).into_response())
+}
