@@ -659,10 +659,10 @@ fn event_from_row<D: Dialect>(row: &D::Row) -> Result<EventRow, StoreError> {
 }
 
 /// A row's `NOT NULL` columns, read through `D` (nullable ones are read with `D`'s getters).
-struct Cols<'r, D: Dialect>(&'r D::Row);
+pub(super) struct Cols<'r, D: Dialect>(pub(super) &'r D::Row);
 
 impl<D: Dialect> Cols<'_, D> {
-    fn int(&self, column: &'static str) -> Result<i64, StoreError> {
+    pub(super) fn int(&self, column: &'static str) -> Result<i64, StoreError> {
         required(column, D::int(self.0, column)?)
     }
 
@@ -683,15 +683,15 @@ impl<D: Dialect> Cols<'_, D> {
             .transpose()
     }
 
-    fn text(&self, column: &'static str) -> Result<String, StoreError> {
+    pub(super) fn text(&self, column: &'static str) -> Result<String, StoreError> {
         required(column, D::text(self.0, column)?)
     }
 
-    fn uuid(&self, column: &'static str) -> Result<Uuid, StoreError> {
+    pub(super) fn uuid(&self, column: &'static str) -> Result<Uuid, StoreError> {
         required(column, D::uuid(self.0, column)?)
     }
 
-    fn json(&self, column: &'static str) -> Result<Value, StoreError> {
+    pub(super) fn json(&self, column: &'static str) -> Result<Value, StoreError> {
         required(column, D::json(self.0, column)?)
     }
 
@@ -700,7 +700,7 @@ impl<D: Dialect> Cols<'_, D> {
             .ok_or_else(|| StoreError::Corrupt(format!("column {column}: not a JSON object")))
     }
 
-    fn time(&self, column: &'static str) -> Result<DateTime<Utc>, StoreError> {
+    pub(super) fn time(&self, column: &'static str) -> Result<DateTime<Utc>, StoreError> {
         required(column, D::time(self.0, column)?)
     }
 }

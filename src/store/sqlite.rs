@@ -74,6 +74,11 @@ impl SqliteStore {
         Ok(self.pool.acquire().await?)
     }
 
+    /// A write transaction (`BEGIN IMMEDIATE`: the write lock taken up front).
+    pub(super) async fn write_tx(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
     /// See [`Store::close`](super::Store::close).
     pub async fn close(&self) {
         self.pool.close().await;

@@ -62,6 +62,13 @@ impl PgStore {
         Ok(self.pool.acquire().await?)
     }
 
+    /// A read-committed write transaction.
+    pub(super) async fn write_tx(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, Postgres>, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
+
     /// See [`Store::close`](super::Store::close).
     pub async fn close(&self) {
         self.pool.close().await;
