@@ -34,7 +34,7 @@ use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
 
-pub use error::ApiError;
+pub use error::{ApiError, retry_after_secs};
 pub use limits::{AddressCounter, AddressSlot, Limiters, Sender};
 pub use proxy::trusted as is_trusted_proxy;
 
