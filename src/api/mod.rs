@@ -3,6 +3,8 @@
 //! Arrows point one way: handlers talk to rooms through the registry, and read finished games
 //! straight from the store; they never decide a rule.
 
+mod account;
+mod auth;
 mod error;
 mod extract;
 mod games;
@@ -23,12 +25,13 @@ use std::sync::Arc;
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
 use tower::ServiceBuilder;
 
+use crate::accounts::Accounts;
 use crate::cluster::{Node, PEER_CLIENT_HEADER};
 use crate::config::Config;
 use crate::room::registry::Registry;
@@ -58,6 +61,8 @@ pub struct AppState {
     pub connection_open: mpsc::Sender<()>,
     /// Rate and connection limits.
     pub limiters: Arc<Limiters>,
+    /// Users, sessions and API tokens.
+    pub accounts: Arc<Accounts>,
     /// Renders the Prometheus metrics (`None` when another recorder owns the process's metrics).
     pub metrics: Option<PrometheusHandle>,
 }
@@ -109,6 +114,22 @@ fn routes(state: AppState) -> Router {
         .route("/api/games/{room_id}", get(games::game_record))
         .route("/api/games/{room_id}/pgn", get(games::game_pgn))
         .route("/api/games/{room_id}/record", get(games::game_text))
+        .route("/api/account", get(account::me).delete(account::delete))
+        .route("/api/account/register", post(account::register))
+        .route("/api/account/login", post(account::login))
+        .route("/api/account/logout", post(account::logout))
+        .route(
+            "/api/account/logout-everywhere",
+            post(account::logout_everywhere),
+        )
+        .route("/api/account/password", post(account::change_password))
+        .route("/api/account/sessions", get(account::sessions))
+        .route("/api/account/sessions/{id}", delete(account::end_session))
+        .route(
+            "/api/account/tokens",
+            post(account::create_token).get(account::tokens),
+        )
+        .route("/api/account/tokens/{id}", delete(account::revoke_token))
         .route("/ws", get(ws::upgrade))
         .route("/", get(web::home))
         .route("/r/{invite_code}", get(web::room))

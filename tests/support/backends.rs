@@ -4,6 +4,7 @@
 
 /// For each scenario, a module with one `#[tokio::test]` per backend. `store:` scenarios take the
 /// connected store; `url:` scenarios also get the database URL.
+#[allow(unused_macros)]
 macro_rules! on_both_backends {
     (store: $($scenario:ident),* $(,)?) => {
         $(on_both_backends!(@one $scenario, store, _url, [store]);)*

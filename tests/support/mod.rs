@@ -5,6 +5,7 @@
 
 #[macro_use]
 pub mod backends;
+pub mod account;
 pub mod cluster;
 pub mod data;
 pub mod db;

@@ -1,0 +1,302 @@
+//! `/api/account/...`: register, log in and out, the logged-in account, its password, sessions
+//! and API tokens, and deleting it (docs/protocol.md, "Accounts").
+
+use std::net::SocketAddr;
+
+use axum::Json;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::AppState;
+use super::auth::{self, Reader, SessionUser};
+use super::error::ApiError;
+use super::extract::{ApiPath, JsonBytes};
+use super::proxy;
+use crate::accounts::{AccountError, Client, NewSession};
+use crate::store::{ApiTokenRow, UserRow};
+
+impl From<AccountError> for ApiError {
+    fn from(e: AccountError) -> Self {
+        let message = e.to_string();
+        match e {
+            AccountError::BadName(_) => ApiError::new(StatusCode::BAD_REQUEST, "bad_name", message),
+            AccountError::NameTaken => ApiError::new(StatusCode::CONFLICT, "name_taken", message),
+            AccountError::BadPassword(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_password", message)
+            }
+            AccountError::BadCredentials => {
+                ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message)
+            }
+            AccountError::Disabled => {
+                ApiError::new(StatusCode::FORBIDDEN, "account_disabled", message)
+            }
+            AccountError::BadRequest(message) => ApiError::bad_request(message),
+            AccountError::RateLimited(wait) => ApiError::rate_limited(message, wait),
+            AccountError::Store(e) => e.into(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CredentialsBody {
+    name: String,
+    password: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PasswordChange {
+    old: String,
+    new: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PasswordBody {
+    password: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenBody {
+    description: String,
+    scopes: Vec<String>,
+}
+
+/// The account as the API shows it to its owner.
+fn account_json(user: &UserRow) -> Value {
+    json!({"id": user.id, "name": user.name, "created_at": user.created_at})
+}
+
+fn token_json(t: &ApiTokenRow) -> Value {
+    json!({
+        "id": t.id,
+        "description": t.description,
+        "scopes": t.scopes,
+        "created_at": t.created_at,
+        "last_used_at": t.last_used_at,
+    })
+}
+
+/// `status` with `body` and the cookie `set_cookie`.
+fn with_cookie(status: StatusCode, body: Option<Value>, set_cookie: String) -> Response {
+    let mut response = match body {
+        Some(body) => (status, Json(body)).into_response(),
+        None => status.into_response(),
+    };
+    if let Ok(value) = HeaderValue::from_str(&set_cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// 204 that also removes the session cookie.
+fn logged_out(state: &AppState) -> Response {
+    with_cookie(
+        StatusCode::NO_CONTENT,
+        None,
+        state.accounts.cookie().clear(),
+    )
+}
+
+fn client(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> Client {
+    Client {
+        ip: state.client_ip(peer.ip(), headers),
+        user_agent: headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+    }
+}
+
+/// Register and log in set a cookie: a page of another origin may not make a browser do
+/// either (login CSRF).
+fn check_origin(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> Result<(), ApiError> {
+    if proxy::origin_allowed(&state.config, peer.ip(), headers) {
+        Ok(())
+    } else {
+        Err(auth::forbidden_origin())
+    }
+}
+
+fn session_answer(state: &AppState, status: StatusCode, new: NewSession) -> Response {
+    let cookie = state.accounts.cookie().set(&new.token);
+    with_cookie(status, Some(account_json(&new.user)), cookie)
+}
+
+/// A register or login request: its origin checked, its body read, its client noted.
+pub struct CredentialsRequest {
+    name: String,
+    password: String,
+    client: Client,
+}
+
+impl FromRequest<AppState> for CredentialsRequest {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        let peer = auth::peer_of(request.extensions())?;
+        let headers = request.headers().clone();
+        check_origin(state, peer, &headers)?;
+        let body: CredentialsBody = JsonBytes::from_request(request, state).await?.parse(None)?;
+        Ok(CredentialsRequest {
+            name: body.name,
+            password: body.password,
+            client: client(state, peer, &headers),
+        })
+    }
+}
+
+/// `POST /api/account/register {name, password}`: 201 with the account and the session cookie.
+pub async fn register(
+    State(state): State<AppState>,
+    r: CredentialsRequest,
+) -> Result<Response, ApiError> {
+    let new = state.accounts.register(&r.name, &r.password, &r.client);
+    Ok(session_answer(&state, StatusCode::CREATED, new.await?))
+}
+
+/// `POST /api/account/login {name, password}`: 200 with the account and the session cookie;
+/// 401 `bad_credentials`, 429 `rate_limited`.
+pub async fn login(
+    State(state): State<AppState>,
+    r: CredentialsRequest,
+) -> Result<Response, ApiError> {
+    let new = state.accounts.login(&r.name, &r.password, &r.client);
+    Ok(session_answer(&state, StatusCode::OK, new.await?))
+}
+
+/// `POST /api/account/logout`: ends this browser's session; 204, the cookie removed.
+pub async fn logout(
+    State(state): State<AppState>,
+    SessionUser { session, .. }: SessionUser,
+) -> Result<Response, ApiError> {
+    state.store.delete_session(&session).await?;
+    Ok(logged_out(&state))
+}
+
+/// `POST /api/account/logout-everywhere`: ends every session of the account; 204.
+pub async fn logout_everywhere(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+) -> Result<Response, ApiError> {
+    state.store.delete_sessions_of(user.id).await?;
+    Ok(logged_out(&state))
+}
+
+/// `GET /api/account`: the logged-in account (a session, or a token with `read`).
+pub async fn me(Reader(caller): Reader) -> Json<Value> {
+    Json(account_json(&caller.user))
+}
+
+/// `POST /api/account/password {old, new}`: 204; every other session of the account ends.
+pub async fn change_password(
+    State(state): State<AppState>,
+    SessionUser { user, session }: SessionUser,
+    body: JsonBytes,
+) -> Result<StatusCode, ApiError> {
+    let body: PasswordChange = body.parse(None)?;
+    state
+        .accounts
+        .change_password(&user, &session, &body.old, &body.new)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `DELETE /api/account {password}`: deletes the account's credentials (its games stay); 204,
+/// the cookie removed.
+pub async fn delete(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+    body: JsonBytes,
+) -> Result<Response, ApiError> {
+    let body: PasswordBody = body.parse(None)?;
+    state.accounts.delete(&user, &body.password).await?;
+    Ok(logged_out(&state))
+}
+
+/// `GET /api/account/sessions`: the account's sessions, the latest used first; `current` marks
+/// the one asking.
+pub async fn sessions(
+    State(state): State<AppState>,
+    SessionUser { user, session }: SessionUser,
+) -> Result<Json<Value>, ApiError> {
+    let sessions: Vec<Value> = state
+        .store
+        .sessions_of(user.id)
+        .await?
+        .iter()
+        .map(|s| {
+            json!({
+                "id": s.id,
+                "created_at": s.created_at,
+                "last_used_at": s.last_used_at,
+                "user_agent": s.user_agent,
+                "current": s.token_hash == session,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "sessions": sessions })))
+}
+
+/// `DELETE /api/account/sessions/{id}`: ends one session of the account; 204, 404 `not_found`.
+pub async fn end_session(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+    ApiPath(id): ApiPath<Uuid>,
+) -> Result<StatusCode, ApiError> {
+    if state.store.delete_session_by_id(user.id, id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("no such session"))
+    }
+}
+
+/// `POST /api/account/tokens {description, scopes}`: 201 with the token (shown once).
+pub async fn create_token(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+    body: JsonBytes,
+) -> Result<Response, ApiError> {
+    let body: TokenBody = body.parse(None)?;
+    let (row, token) = state
+        .accounts
+        .create_token(&user, &body.description, &body.scopes)
+        .await?;
+    let mut answer = token_json(&row);
+    answer["token"] = json!(token);
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+/// `GET /api/account/tokens`: the account's tokens, newest first (never the tokens themselves).
+pub async fn tokens(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+) -> Result<Json<Value>, ApiError> {
+    let tokens: Vec<Value> = state
+        .store
+        .api_tokens_of(user.id)
+        .await?
+        .iter()
+        .map(token_json)
+        .collect();
+    Ok(Json(json!({ "tokens": tokens })))
+}
+
+/// `DELETE /api/account/tokens/{id}`: revokes a token; 204, 404 `not_found`.
+pub async fn revoke_token(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+    ApiPath(id): ApiPath<Uuid>,
+) -> Result<StatusCode, ApiError> {
+    if state.store.delete_api_token(user.id, id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("no such token"))
+    }
+}
