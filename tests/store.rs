@@ -84,6 +84,7 @@ fn seat(seat: u8, name: &str, joined_at: DateTime<Utc>) -> SeatRow {
         name: Some(name.to_owned()),
         token_hash: hash(seat + 1),
         bot: None,
+        user_id: None,
         joined_at,
     }
 }
@@ -223,6 +224,7 @@ async fn create_room_round_trips_by_id_and_by_invite_code(store: Store) {
         name: Some("Sokha".to_owned()),
         token_hash: hash(0xA5),
         bot: None,
+        user_id: None,
         joined_at: at(1) + nanos,
     };
     let mut first = seat_taken(1, &creator);
@@ -561,6 +563,7 @@ async fn taking_a_seat_twice_fails_and_writes_nothing(store: Store) {
         name: Some("Intruder".to_owned()),
         token_hash: hash(0xEE),
         bot: None,
+        user_id: None,
         joined_at: at(2),
     };
     let mut c = commit(r.id, v, RoomStatus::Playing);

@@ -18,6 +18,7 @@ use super::error::ApiError;
 use super::proxy;
 use crate::accounts::tokens::{Scope, bearer};
 use crate::store::UserRow;
+use uuid::Uuid;
 
 /// How a request proved who it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,11 +113,7 @@ pub async fn require(
         .await?
         .ok_or_else(|| not_logged_in("log in first"))?;
     if !caller.may(scope) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "missing_scope",
-            format!("this API token lacks the scope {scope}"),
-        ));
+        return Err(missing_scope(scope));
     }
     Ok(caller)
 }
@@ -141,6 +138,45 @@ pub async fn require_session(
             "this needs a logged-in browser, not an API token",
         )),
     }
+}
+
+/// Who takes a seat in a create or join: a logged-in caller (a session, or a token with `play`)
+/// as its account, under its username; or an anonymous player under `name` (already cleaned),
+/// which may not be any account's username ignoring case (400 `bad_name`: nobody plays under
+/// someone else's name). Errors also as [`caller`], and 403 `missing_scope` for a token without
+/// `play`.
+pub async fn player(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    method: &Method,
+    name: Option<String>,
+) -> Result<(Option<String>, Option<Uuid>), ApiError> {
+    if let Some(caller) = caller(state, peer, headers, method).await? {
+        if !caller.may(Scope::Play) {
+            return Err(missing_scope(Scope::Play));
+        }
+        return Ok((Some(caller.user.name), Some(caller.user.id)));
+    }
+    if let Some(name) = &name
+        && state.store.user_by_name(name).await?.is_some()
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_name",
+            format!("{name:?} is an account's username; log in to play under it"),
+        ));
+    }
+    Ok((name, None))
+}
+
+/// 403 `missing_scope`.
+fn missing_scope(scope: Scope) -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "missing_scope",
+        format!("this API token lacks the scope {scope}"),
+    )
 }
 
 /// The peer address of a request (its extensions), as the server's accept loop recorded it.

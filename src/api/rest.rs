@@ -13,10 +13,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::AppState;
 use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
 use super::lookup::{self, Lookup};
+use super::{AppState, auth};
 use super::{names, proxy};
 use crate::bot::Level;
 use crate::cluster::forward::forward;
@@ -192,7 +192,7 @@ async fn find_room(
 async fn forwarded<F, Fut>(
     state: &AppState,
     room_id: Uuid,
-    client: IpAddr,
+    (client, headers): (IpAddr, &HeaderMap),
     request: (Method, String, Option<Bytes>),
     local: F,
 ) -> Result<Response, ApiError>
@@ -200,14 +200,24 @@ where
     F: Fn(RoomHandle) -> Fut,
     Fut: Future<Output = Result<Response, ApiError>>,
 {
+    let (method, path, body) = request;
     let Some(node) = &state.node else {
         return Err(ApiError::unavailable());
     };
-    let (method, path, body) = request;
     let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
     loop {
         if let Some(owner) = node.owner_of(room_id).await? {
-            match forward(node, &owner, method.clone(), &path, body.clone(), client).await {
+            match forward(
+                node,
+                &owner,
+                method.clone(),
+                &path,
+                body.clone(),
+                client,
+                headers,
+            )
+            .await
+            {
                 Ok(answer) => return Ok(answer),
                 Err(e) => tracing::debug!(error = %e, "the room's owner did not answer"),
             }
@@ -251,6 +261,14 @@ pub async fn create_room(
         ));
     }
     let body: CreateBody = body.parse(None)?;
+    let (name, user) = auth::player(
+        &state,
+        peer,
+        &headers,
+        &Method::POST,
+        clean_name(body.name)?,
+    )
+    .await?;
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
     })?;
@@ -288,7 +306,8 @@ pub async fn create_room(
         options,
         visibility,
         seat: body.seat.map_or(SeatChoice::Random, SeatChoice::from),
-        name: clean_name(body.name)?,
+        name,
+        user,
         bots: body
             .bots
             .unwrap_or_default()
@@ -339,7 +358,7 @@ pub async fn room_summary(
         Found::Elsewhere(room_id) => {
             let client = state.client_ip(peer.ip(), &headers);
             let request = (Method::GET, format!("/api/rooms/{room_id}"), None);
-            forwarded(&state, room_id, client, request, summary).await
+            forwarded(&state, room_id, (client, &headers), request, summary).await
         }
     }
 }
@@ -354,12 +373,19 @@ pub async fn join_room(
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
     let parsed: JoinBody = body.parse(Some(JoinBody::default()))?;
-    let name = clean_name(parsed.name)?;
+    let (name, user) = auth::player(
+        &state,
+        peer,
+        &headers,
+        &Method::POST,
+        clean_name(parsed.name)?,
+    )
+    .await?;
     let choice = parsed.seat.map_or(SeatChoice::Random, SeatChoice::from);
     let join = |room: RoomHandle| {
         let (choice, name) = (choice.clone(), name.clone());
         async move {
-            let joined = room.join(choice, name).await.map_err(join_error)?;
+            let joined = room.join(choice, name, user).await.map_err(join_error)?;
             Ok(Json(json!({
                 "room_id": joined.room_id,
                 "seat": joined.seat,
@@ -375,7 +401,7 @@ pub async fn join_room(
             let client = state.client_ip(peer.ip(), &headers);
             let path = format!("/api/rooms/{room_id}/join");
             let request = (Method::POST, path, Some(body.into_bytes()));
-            forwarded(&state, room_id, client, request, join).await
+            forwarded(&state, room_id, (client, &headers), request, join).await
         }
     }
 }

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::{Node, PEER_CLIENT_HEADER, PEER_SECRET_HEADER};
@@ -21,7 +21,9 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Sends `method path` (the path under the node's base URL, e.g. `/api/rooms/{id}/join`) with
-/// `body` (JSON, if any) for the client at `client` to `owner`, and returns its answer: status,
+/// `body` (JSON, if any) for the client at `client` to `owner`, with the client's own `Cookie`
+/// and `Authorization` from `credentials` (so the owner checks the client's session or API token
+/// against the shared database itself; no node vouches for a user), and returns its answer: status,
 /// `Content-Type`, `Retry-After` and body. Errors (a message): the owner could not be reached or
 /// did not answer in time; nothing is known to have happened there.
 pub async fn forward(
@@ -31,6 +33,7 @@ pub async fn forward(
     path: &str,
     body: Option<Bytes>,
     client: IpAddr,
+    credentials: &HeaderMap,
 ) -> Result<Response, String> {
     let url = format!("{}{path}", owner.url.trim_end_matches('/'));
     let mut request = node
@@ -38,6 +41,11 @@ pub async fn forward(
         .request(method, url)
         .header(PEER_SECRET_HEADER, &node.secret)
         .header(PEER_CLIENT_HEADER, client.to_string());
+    for name in [header::COOKIE, header::AUTHORIZATION] {
+        for value in credentials.get_all(&name) {
+            request = request.header(name.as_str(), value.as_bytes());
+        }
+    }
     if let Some(body) = body {
         request = request
             .header(header::CONTENT_TYPE, "application/json")

@@ -194,10 +194,12 @@ enum Request {
     Join {
         choice: SeatChoice,
         name: Option<String>,
+        user: Option<Uuid>,
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
     Connect {
         token: Option<String>,
+        user: Option<Uuid>,
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
@@ -251,17 +253,20 @@ impl RoomHandle {
         self.tx.is_closed()
     }
 
-    /// Takes a seat for `name`: `choice` picks which.
+    /// Takes a seat for `name`: `choice` picks which. With `user` the seat belongs to that
+    /// account (`name` is then its username), whose player resumes it by logging in.
     pub async fn join(
         &self,
         choice: SeatChoice,
         name: Option<String>,
+        user: Option<Uuid>,
     ) -> Result<Joined, JoinError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(Request::Join {
                 choice,
                 name,
+                user,
                 reply,
             })
             .await
@@ -281,14 +286,16 @@ impl RoomHandle {
         last_v: Option<i64>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
-        self.connect_named(token, last_v, None, out).await
+        self.connect_named(token, None, last_v, None, out).await
     }
 
-    /// As [`RoomHandle::connect`], with the name a spectator gave in its hello (for its chat
-    /// messages; a player's name is its seat's).
+    /// As [`RoomHandle::connect`], with the account of a logged-in client (`user`: without a
+    /// token, the seat of that account if it has one here, else a spectator's) and the name a
+    /// spectator gave in its hello (for its chat messages; a player's name is its seat's).
     pub async fn connect_named(
         &self,
         token: Option<String>,
+        user: Option<Uuid>,
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
@@ -297,6 +304,7 @@ impl RoomHandle {
         self.tx
             .send(Request::Connect {
                 token,
+                user,
                 last_v,
                 name,
                 out,

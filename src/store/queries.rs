@@ -177,8 +177,9 @@ fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
         rows.push(Statement::new(sql, params));
     }
     for s in &c.seats {
-        let sql = "INSERT INTO seats (room_id, seat, name, token_hash, bot_level, joined_at) \
-                   VALUES ($1, $2, $3, $4, $5, $6)";
+        let sql = "INSERT INTO seats (room_id, seat, name, token_hash, bot_level, joined_at, \
+                                      user_id) \
+                   VALUES ($1, $2, $3, $4, $5, $6, $7)";
         let params = [
             room,
             Param::Small(Some(s.seat.into())),
@@ -186,6 +187,7 @@ fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
             Param::Bytes(&s.token_hash),
             Param::Small(s.bot.map(i16::from)),
             Param::Time(Some(truncate_to_micros(s.joined_at))),
+            Param::NullableUuid(s.user_id),
         ];
         rows.push(Statement::new(sql, params));
     }
@@ -264,7 +266,7 @@ pub(super) async fn load_room<D: Dialect>(
         return Ok(None);
     };
     let room = room_from_row::<D>(&row)?;
-    let sql = "SELECT seat, name, token_hash, bot_level, joined_at FROM seats \
+    let sql = "SELECT seat, name, token_hash, bot_level, joined_at, user_id FROM seats \
                WHERE room_id = $1 ORDER BY seat";
     let seats = D::fetch_all(conn, Statement::new(sql, [Param::Uuid(room.id)]))
         .await?
@@ -642,6 +644,7 @@ fn seat_from_row<D: Dialect>(row: &D::Row) -> Result<SeatRow, StoreError> {
             required("token_hash", D::bytes(row.0, "token_hash")?)?,
         )?,
         bot: row.optional_seat("bot_level")?,
+        user_id: D::uuid(row.0, "user_id")?,
         joined_at: row.time("joined_at")?,
     })
 }

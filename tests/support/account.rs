@@ -132,3 +132,19 @@ pub async fn delete_as(
 ) -> Answer {
     send(addr, Method::DELETE, path, auth, None, body).await
 }
+
+/// Opens `/ws` with the session `cookie` (if any) on the upgrade and says `hello` with `d`
+/// (`protocol` 1 added); returns the client and its first frame.
+pub async fn hello_as(
+    addr: SocketAddr,
+    cookie: Option<&str>,
+    mut d: Value,
+) -> (crate::support::ws::Client, Value) {
+    let cookie = cookie.map(|token| format!("khanate_session={token}"));
+    let headers: Vec<(&str, &str)> = cookie.iter().map(|c| ("cookie", c.as_str())).collect();
+    let mut client = crate::support::ws::Client::open_with(addr, &headers).await;
+    d["protocol"] = json!(1);
+    client.send(&json!({"t": "hello", "d": d})).await;
+    let first = client.recv().await;
+    (client, first)
+}

@@ -22,6 +22,8 @@
 mod commands;
 mod connections;
 
+use self::connections::Way;
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 
@@ -341,21 +343,28 @@ impl Authority {
             Request::Join {
                 choice,
                 name,
+                user,
                 reply,
             } => {
-                let _ = reply.send(self.join(choice, name).await);
+                let _ = reply.send(self.join(choice, name, user).await);
             }
             Request::Connect {
                 token,
+                user,
                 last_v,
                 name,
                 out,
                 reply,
             } => {
-                let _ = reply.send(self.connect(None, token, last_v, name, out));
+                let way = match (token, user) {
+                    (Some(token), _) => Way::Token(token),
+                    (None, Some(user)) => Way::User(user),
+                    (None, None) => Way::Spectator,
+                };
+                let _ = reply.send(self.connect(way, last_v, name, out));
             }
             Request::ConnectBot { seat, out, reply } => {
-                let connected = self.connect(Some(seat), None, None, None, out);
+                let connected = self.connect(Way::Bot(seat), None, None, out);
                 let _ = reply.send(connected.map(|connected| BotConnected {
                     conn: connected.conn,
                     game: self.state.game.clone(),

@@ -125,6 +125,7 @@ fn query(s: Statement<'_>) -> Query<'static, Postgres, PgArguments> {
             Param::Text(v) => q.bind(v),
             Param::Bytes(v) => q.bind(v),
             Param::Uuid(v) => q.bind(v),
+            Param::NullableUuid(v) => q.bind(v),
             Param::Json(v) => q.bind(v),
             Param::Object(v) => q.bind(Json(v)),
             Param::StringList(v) => q.bind(Json(v)),
