@@ -6,7 +6,8 @@
 //! - [`secrets`]: random 256-bit secrets stored only as SHA-256;
 //! - [`sessions`]: the session cookie and how long a session lasts unused;
 //! - [`tokens`]: personal API tokens and their scopes;
-//! - [`limits`]: failed logins per account and attempts per address.
+//! - [`limits`]: failed logins per account and attempts per address;
+//! - [`operators`]: the `khanate user ...` commands.
 //!
 //! [`Accounts`] puts them together for the routes (`api::account`) and the operators' commands:
 //! registering, logging in (the same answer and the same work whether the account exists or
@@ -14,6 +15,7 @@
 
 pub mod limits;
 pub mod names;
+pub mod operators;
 pub mod passwords;
 pub mod secrets;
 pub mod sessions;
