@@ -18,6 +18,16 @@ pub enum LogFormat {
 /// Seconds between server pings by default: under the 60 s idle timeout of common proxies.
 pub const DEFAULT_PING_INTERVAL_S: u64 = 25;
 
+/// Milliseconds between the server's heartbeat probes by default (see [`Config::heartbeat_ms`]).
+pub const DEFAULT_HEARTBEAT_MS: u64 = 2_000;
+
+/// Milliseconds of silence after which the server closes a connection by default (see
+/// [`Config::silence_limit_ms`]): four heartbeats.
+pub const DEFAULT_SILENCE_LIMIT_MS: u64 = 8_000;
+
+/// [`Config::for_tests`]' silence limit: a minute.
+pub const TESTS_SILENCE_LIMIT_MS: u64 = 60_000;
+
 /// Everything `khanate serve` can be told.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
@@ -56,10 +66,30 @@ pub struct Config {
     #[arg(long, env = "KHANATE_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
 
+    /// Host names (`name` or `name:port`, comma-separated) this server may be reached by through
+    /// a trusted proxy without `--public-url`: a proxy's `X-Forwarded-Host` (and `Host`) naming
+    /// another name is not believed for links or the `Origin` check (DNS rebinding). Default:
+    /// the hosts of `--public-url` and `--allowed-origins`; with neither, whatever a trusted
+    /// proxy forwards (the shipped nginx files refuse unknown hosts themselves).
+    #[arg(long, env = "KHANATE_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub allowed_hosts: Vec<String>,
+
     /// Seconds between the server's pings on every WebSocket, so proxies with idle timeouts keep
     /// them; a peer that has not answered for two intervals is dropped.
     #[arg(long, env = "KHANATE_PING_INTERVAL_S", default_value_t = DEFAULT_PING_INTERVAL_S)]
     pub ping_interval_s: u64,
+
+    /// Milliseconds between the heartbeat probes: WebSocket pings whose pongs measure each
+    /// connection's round trip (a move's lag compensation, docs/protocol.md "Clocks"). The first
+    /// goes out 100 ms after the hello.
+    #[arg(long, env = "KHANATE_HEARTBEAT_MS", default_value_t = DEFAULT_HEARTBEAT_MS)]
+    pub heartbeat_ms: u64,
+
+    /// Milliseconds without any frame from a client (its `ping`s, its pongs, anything) after which
+    /// the server closes the connection (1001): its seat shows disconnected and its grace period
+    /// starts.
+    #[arg(long, env = "KHANATE_SILENCE_LIMIT_MS", default_value_t = DEFAULT_SILENCE_LIMIT_MS)]
+    pub silence_limit_ms: u64,
 
     /// Limits against abuse.
     #[command(flatten)]
@@ -78,6 +108,10 @@ pub struct Config {
     pub clock: crate::clock::Clock,
 }
 
+/// The shortest cluster secret accepted, in bytes: 32 (256 bits from `openssl rand -hex 32`, or
+/// a passphrase long enough not to be guessed through the wrong-secret log).
+pub const MIN_SECRET_BYTES: usize = 32;
+
 /// Several nodes on one PostgreSQL database. A node is in cluster mode when both
 /// `advertise_url` and `secret` are set (PostgreSQL only); with neither it runs alone, exactly
 /// as without these options; anything else is refused at start-up ([`ClusterConfig::mode`]).
@@ -87,10 +121,19 @@ pub struct ClusterConfig {
     #[arg(long, env = "KHANATE_ADVERTISE_URL")]
     pub advertise_url: Option<String>,
 
-    /// The secret every node of the cluster shares, to authenticate calls between nodes. Never
-    /// logged.
+    /// The secret every node of the cluster shares, to authenticate calls between nodes: at
+    /// least [`MIN_SECRET_BYTES`] bytes (e.g. `openssl rand -hex 32`). Never logged. The database
+    /// keeps a verifier of it (an HMAC), so a node given another secret refuses to start.
     #[arg(long, env = "KHANATE_CLUSTER_SECRET", hide_env_values = true)]
     pub cluster_secret: Option<String>,
+
+    /// A second listener for the other nodes only (e.g. `10.0.0.5:9080` on the private network;
+    /// `--advertise-url` then names it). When set, calls between nodes are believed only there:
+    /// the cluster secret and a peer's client address sent to `--bind` are ignored (and counted as
+    /// wrong-secret attempts). Unset: peers call `--bind`, and the proxy in front must strip
+    /// the peer headers (the shipped nginx files do).
+    #[arg(long, env = "KHANATE_INTERNAL_BIND")]
+    pub internal_bind: Option<SocketAddr>,
 
     /// Milliseconds a node's lease lasts after each renewal (on the database clock); a room whose
     /// owner's lease expired may be taken over by another node.
@@ -107,6 +150,7 @@ impl Default for ClusterConfig {
         ClusterConfig {
             advertise_url: None,
             cluster_secret: None,
+            internal_bind: None,
             lease_ttl_ms: 3000,
             lease_renew_ms: 1000,
         }
@@ -120,6 +164,8 @@ pub struct ClusterMode {
     pub advertise_url: String,
     /// See [`ClusterConfig::cluster_secret`].
     pub secret: String,
+    /// See [`ClusterConfig::internal_bind`].
+    pub internal_bind: Option<SocketAddr>,
     /// The lease's time to live.
     pub lease_ttl: Duration,
     /// The time between renewals.
@@ -137,6 +183,7 @@ impl fmt::Debug for ClusterConfig {
         f.debug_struct("ClusterConfig")
             .field("advertise_url", &self.advertise_url)
             .field("cluster_secret", &masked(self.cluster_secret.as_deref()))
+            .field("internal_bind", &self.internal_bind)
             .field("lease_ttl_ms", &self.lease_ttl_ms)
             .field("lease_renew_ms", &self.lease_renew_ms)
             .finish()
@@ -148,6 +195,7 @@ impl fmt::Debug for ClusterMode {
         f.debug_struct("ClusterMode")
             .field("advertise_url", &self.advertise_url)
             .field("secret", &"***")
+            .field("internal_bind", &self.internal_bind)
             .field("lease_ttl", &self.lease_ttl)
             .field("lease_renew", &self.lease_renew)
             .finish()
@@ -157,7 +205,8 @@ impl fmt::Debug for ClusterMode {
 impl ClusterConfig {
     /// `Ok(None)`: a node on its own. `Ok(Some(_))`: a cluster node. Errors (a message for the
     /// operator): only one of the advertise URL and the secret is set, cluster options on a
-    /// database other than PostgreSQL, or a renewal interval not under half the TTL.
+    /// database other than PostgreSQL, a secret under [`MIN_SECRET_BYTES`] bytes, or a renewal
+    /// interval not under half the TTL.
     pub fn mode(&self, database_url: &str) -> Result<Option<ClusterMode>, String> {
         let postgres =
             database_url.starts_with("postgres://") || database_url.starts_with("postgresql://");
@@ -186,6 +235,14 @@ impl ClusterConfig {
                  other over plain HTTP and WebSockets, on a private network)"
             ));
         }
+        if secret.len() < MIN_SECRET_BYTES {
+            return Err(format!(
+                "--cluster-secret (KHANATE_CLUSTER_SECRET) is {} bytes long: it needs at least \
+                 {MIN_SECRET_BYTES} (a guessable secret lets anyone act as a node); make one \
+                 with `openssl rand -hex 32` and give every node the same",
+                secret.len()
+            ));
+        }
         if self.lease_renew_ms == 0 || self.lease_renew_ms.saturating_mul(2) >= self.lease_ttl_ms {
             return Err(format!(
                 "--lease-renew-ms ({}) must be above 0 and under half of --lease-ttl-ms ({})",
@@ -195,6 +252,7 @@ impl ClusterConfig {
         Ok(Some(ClusterMode {
             advertise_url: advertise_url.clone(),
             secret: secret.clone(),
+            internal_bind: self.internal_bind,
             lease_ttl: Duration::from_millis(self.lease_ttl_ms),
             lease_renew: Duration::from_millis(self.lease_renew_ms),
         }))
@@ -380,7 +438,13 @@ impl Config {
             path_prefix: String::new(),
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             ping_interval_s: DEFAULT_PING_INTERVAL_S,
+            heartbeat_ms: DEFAULT_HEARTBEAT_MS,
+            // Test clients answer pings only while they wait for a frame, and many tests hold a
+            // socket they do not read for a while: a minute of silence, as the tests' own
+            // default. The tests of the silence limit set the real one.
+            silence_limit_ms: TESTS_SILENCE_LIMIT_MS,
             limits: Limits {
                 commands_per_second: 10_000,
                 rooms_per_minute: 10_000,
@@ -410,6 +474,16 @@ impl Config {
                 self.bind
             )
         })
+    }
+
+    /// [`Config::heartbeat_ms`] as a duration (at least 100 ms).
+    pub fn heartbeat(&self) -> Duration {
+        Duration::from_millis(self.heartbeat_ms.max(100))
+    }
+
+    /// [`Config::silence_limit_ms`] as a duration.
+    pub fn silence_limit(&self) -> Duration {
+        Duration::from_millis(self.silence_limit_ms)
     }
 
     /// [`Config::ping_interval_s`] as a duration (at least a second).
@@ -459,7 +533,7 @@ impl fmt::Display for Config {
         write!(
             f,
             "bind={} database_url={} public_url={} path_prefix={:?} trusted_proxies=[{}] allowed_origins=[{}] \
-             ping_interval_s={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
+             allowed_hosts=[{}] ping_interval_s={} heartbeat_ms={} silence_limit_ms={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
              lease_renew_ms={} log_format={:?}",
             self.bind,
             mask_url(&self.database_url),
@@ -467,7 +541,10 @@ impl fmt::Display for Config {
             self.path_prefix,
             proxies.join(","),
             self.allowed_origins.join(","),
+            self.allowed_hosts.join(","),
             self.ping_interval_s,
+            self.heartbeat_ms,
+            self.silence_limit_ms,
             self.limits,
             self.cluster.advertise_url.as_deref().unwrap_or("(none)"),
             masked(self.cluster.cluster_secret.as_deref()),
@@ -504,7 +581,7 @@ mod tests {
         let pg = "postgres://p@h/db";
         let both = ClusterConfig {
             advertise_url: Some("http://10.0.0.5:8080".into()),
-            cluster_secret: Some("s3cret".into()),
+            cluster_secret: Some("s3cret-of-thirty-two-bytes-or-more".into()),
             ..ClusterConfig::default()
         };
         assert_eq!(ClusterConfig::default().mode(pg), Ok(None));
@@ -525,6 +602,14 @@ mod tests {
             ..both
         };
         assert!(slow.mode(pg).unwrap_err().contains("half"));
+        let short = ClusterConfig {
+            advertise_url: Some("http://10.0.0.5:8080".into()),
+            cluster_secret: Some("a".repeat(super::MIN_SECRET_BYTES - 1)),
+            ..ClusterConfig::default()
+        };
+        let refused = short.mode(pg).unwrap_err();
+        assert!(refused.contains("31 bytes long: it needs at least 32"), "{refused}");
+        assert!(!refused.contains(&"a".repeat(31)), "{refused}");
     }
 
     #[test]

@@ -58,6 +58,34 @@ pub mod close {
     pub const GOING_AWAY: u16 = 1001;
     /// The room holds its maximum of connections.
     pub const CROWDED: u16 = 4029;
+
+    /// The tungstenite error under a WebSocket read error (axum's wraps one), if any.
+    pub fn tungstenite_error<'a>(
+        e: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a tungstenite::Error> {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+        while let Some(err) = source {
+            if let Some(found) = err.downcast_ref::<tungstenite::Error>() {
+                return Some(found);
+            }
+            source = err.source();
+        }
+        None
+    }
+
+    /// The close a read error calls for when the peer broke the WebSocket protocol (RFC 6455
+    /// section 7.4.1): [`TOO_BIG`] for a frame over the limit, [`INVALID_PAYLOAD`] for a text
+    /// frame that is not UTF-8, [`PROTOCOL_ERROR`] for any other violation (a reserved opcode or
+    /// bit, a control frame over 125 bytes, an unmasked frame). `None` for a connection that
+    /// simply failed: there is nobody to tell.
+    pub fn for_violation(e: &(dyn std::error::Error + 'static)) -> Option<(u16, &'static str)> {
+        match tungstenite_error(e)? {
+            tungstenite::Error::Capacity(_) => Some((TOO_BIG, "frame larger than 8 KiB")),
+            tungstenite::Error::Utf8(_) => Some((INVALID_PAYLOAD, "text frame not UTF-8")),
+            tungstenite::Error::Protocol(_) => Some((PROTOCOL_ERROR, "protocol error")),
+            _ => None,
+        }
+    }
 }
 
 /// Reject and error codes. Stable: clients switch on them.

@@ -17,7 +17,7 @@ use tracing::info;
 use crate::accept::{self, Gate};
 use crate::accounts::Accounts;
 use crate::api::{AppState, Limiters, router};
-use crate::cluster::Node;
+use crate::cluster::{JoinError, Node};
 use crate::config::Config;
 use crate::room::RoomSettings;
 use crate::room::registry::Registry;
@@ -56,12 +56,16 @@ impl From<StoreError> for StartError {
 pub struct Running {
     /// Where it listens (the real port when the configuration said `:0`).
     pub addr: SocketAddr,
+    /// Where it listens for the other nodes (`--internal-bind`), if anywhere.
+    pub internal_addr: Option<SocketAddr>,
     /// The store it writes to.
     pub store: Store,
     /// Cluster mode: this node, whose rooms shutdown releases.
     node: Option<Arc<Node>>,
     shutdown: watch::Sender<bool>,
     task: JoinHandle<std::io::Result<()>>,
+    /// Serves the internal listener, if there is one.
+    internal_task: Option<JoinHandle<std::io::Result<()>>>,
     /// Yields `None` once every WebSocket task has ended.
     connections_done: mpsc::Receiver<()>,
 }
@@ -85,6 +89,18 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     }
     let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
+    let internal_listener = match cluster.as_ref().and_then(|mode| mode.internal_bind) {
+        Some(internal) => {
+            let bind_error = |source| StartError::Bind {
+                addr: internal,
+                source,
+            };
+            let listener = TcpListener::bind(internal).await.map_err(bind_error)?;
+            let internal_addr = listener.local_addr().map_err(bind_error)?;
+            Some((listener, internal_addr))
+        }
+        None => None,
+    };
     let store = Store::connect(&config.database_url).await?;
     let mut registry = Registry::new(
         store.clone(),
@@ -94,7 +110,10 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         },
     );
     let node = match &cluster {
-        Some(mode) => Some(Node::join(&store, mode).await?),
+        Some(mode) => Some(Node::join(&store, mode).await.map_err(|e| match e {
+            JoinError::Store(e) => StartError::Store(e),
+            refused => StartError::Cluster(refused.to_string()),
+        })?),
         None => None,
     };
     if let Some(node) = &node {
@@ -131,11 +150,33 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         config: Arc::new(config),
         shutdown: shutdown_rx.clone(),
         connection_open,
+        internal: false,
     };
     if node.is_some() {
         // After the recorder is installed (with the state above), or nothing would register.
         telemetry::cluster_joined();
     }
+    let internal_addr = internal_listener.as_ref().map(|(_, addr)| *addr);
+    let internal_task = internal_listener.map(|(listener, internal_addr)| {
+        info!(%internal_addr, "listening for the other nodes");
+        // Every peer carries many clients from one address: no cap per address here.
+        let everyone = ["0.0.0.0/0", "::/0"]
+            .iter()
+            .map(|net| net.parse().expect("a CIDR range"))
+            .collect();
+        let gate = Gate::new(cap, &state.config.limits, everyone);
+        let app = router(AppState {
+            internal: true,
+            ..state.clone()
+        });
+        tokio::spawn(accept::serve(
+            listener,
+            app,
+            gate,
+            header_timeout,
+            shutdown_rx.clone(),
+        ))
+    });
     let app = router(state);
     let task = tokio::spawn(accept::serve(
         listener,
@@ -146,6 +187,8 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     ));
     Ok(Running {
         addr,
+        internal_addr,
+        internal_task,
         store,
         node,
         shutdown,
@@ -197,6 +240,9 @@ impl Running {
             Ok(result) => result,
             Err(e) => Err(std::io::Error::other(e)),
         };
+        if let Some(internal) = self.internal_task.take() {
+            let _ = internal.await;
+        }
         // The router (and its sender) is gone with the serve task; only live sockets hold one.
         let _ = tokio::time::timeout(CLOSE_GRACE, self.connections_done.recv()).await;
         // Another node may claim these rooms at once; a commit of ours still under way is then

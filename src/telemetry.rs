@@ -124,6 +124,15 @@ pub fn cluster_joined() {
     for via in ["websocket", "rest"] {
         counter!("khanate_forwarded_commands_total", "via" => via).increment(0);
     }
+    for why in ["wrong_secret", "public_listener", "no_secret"] {
+        counter!("khanate_peer_auth_failures_total", "why" => why).increment(0);
+    }
+}
+
+/// A request's peer headers refused (`why`: `wrong_secret`, `public_listener`, `no_secret`,
+/// `not_a_cluster`; see `api::check_peer`).
+pub fn peer_auth_failure(why: &'static str) {
+    counter!("khanate_peer_auth_failures_total", "why" => why).increment(1);
 }
 
 /// Rooms whose task runs on this node under a claim (cluster mode), finished ones still in

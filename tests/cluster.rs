@@ -3,7 +3,6 @@
 
 mod support;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -16,6 +15,7 @@ use khanate::store::{
 };
 use serde_json::json;
 use sqlx::Connection;
+use support::cluster::{Lease, node_args, refused};
 use support::server::{Process, get_text, two_player_room};
 use support::ws::{Client, End};
 use uuid::Uuid;
@@ -25,41 +25,14 @@ const TTL_MS: u64 = 1500;
 
 /// A cluster node's flags, advertising `port` (where it listens).
 fn cluster_args(port: u16, ttl_ms: u64, renew_ms: u64) -> Vec<String> {
-    [
-        "--bind",
-        &format!("127.0.0.1:{port}"),
-        "--advertise-url",
-        &format!("http://127.0.0.1:{port}"),
-        "--cluster-secret",
-        "test-secret",
-        "--lease-ttl-ms",
-        &ttl_ms.to_string(),
-        "--lease-renew-ms",
-        &renew_ms.to_string(),
-    ]
-    .map(str::to_owned)
-    .to_vec()
+    let bind = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    node_args(bind, &format!("http://{bind}"), Lease { ttl_ms, renew_ms })
 }
 
 fn node(url: &str, ttl_ms: u64, renew_ms: u64) -> Process {
     let args = cluster_args(support::server::free_port(), ttl_ms, renew_ms);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Process::start_with(url, &args, &[])
-}
-
-/// `khanate serve` with `args` and `env`, which must refuse to start; returns its stderr.
-fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_khanate"))
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .args(args)
-        .env_remove("KHANATE_ADVERTISE_URL")
-        .env_remove("KHANATE_CLUSTER_SECRET")
-        .envs(env.iter().copied())
-        .output()
-        .expect("the khanate binary runs");
-    assert!(!output.status.success(), "started: {output:?}");
-    assert!(output.stdout.is_empty(), "it listened: {output:?}");
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]
@@ -124,17 +97,12 @@ fn commit(room_id: Uuid, expected_version: i64, events: Vec<EventRow>, epoch: i6
     }
 }
 
-#[tokio::test]
-async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path() {
-    let db = support::db::fresh_postgres().await;
-    let store = Store::connect(&db.url).await.expect("connect");
-    let Store::Postgres(pg) = &store else {
-        panic!("a PostgreSQL store")
-    };
+/// A waiting room of Ouk Chatrang with one event, written straight to `store`: its id.
+async fn stored_room(store: &Store, invite_code: &str) -> Uuid {
     let room_id = Uuid::new_v4();
     let room = RoomRow {
         id: room_id,
-        invite_code: "FENCE1".to_owned(),
+        invite_code: invite_code.to_owned(),
         game: khanate::rules::GameKind::OukChatrang,
         seats: 2,
         visibility: Visibility::Private,
@@ -150,6 +118,122 @@ async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path()
         .create_room(&room, &first)
         .await
         .expect("room created");
+    room_id
+}
+
+/// A chat message of seat 0 with `seq`, answering `cid` if given.
+fn chat_row(seq: i64, cid: Option<&str>) -> ChatRow {
+    ChatRow {
+        seq,
+        channel: "players".to_owned(),
+        seat: Some(0),
+        name: None,
+        text: format!("message {seq}"),
+        created_at: Utc::now(),
+        answer: cid.map(|cid| ChatAnswer {
+            cid: cid.to_owned(),
+            v: 2,
+        }),
+    }
+}
+
+/// The backends of the test's database waiting for a lock, running a statement that starts
+/// with `prefix`.
+async fn lock_waiters(conn: &mut sqlx::PgConnection, prefix: &str) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND wait_event_type = 'Lock' AND query LIKE $1 || '%'",
+    )
+    .bind(prefix)
+    .fetch_one(conn)
+    .await
+    .unwrap()
+}
+
+/// The seqs of the chat messages stored for `room_id`, in order.
+async fn chat_seqs(conn: &mut sqlx::PgConnection, room_id: Uuid) -> Vec<i64> {
+    sqlx::query_scalar("SELECT seq FROM chat_messages WHERE room_id = $1 ORDER BY seq")
+        .bind(room_id)
+        .fetch_all(conn)
+        .await
+        .unwrap()
+}
+
+/// Issue 24's race: an old owner's chat insert whose epoch check ran before a new owner's claim
+/// committed must not commit after the new owner loaded the room (its message would never reach
+/// the new owner, whose next message then collides on its seq). The old owner's insert is held
+/// between its epoch check and its write (an uncommitted row with the same seq blocks it there);
+/// the claim runs and loads the chat as a new owner does; then the insert goes on. Failed before
+/// the check locked the room row: the claim loaded no message, and the old one landed after it.
+#[tokio::test]
+async fn an_old_owner_s_chat_message_never_lands_after_the_new_owner_loaded_the_room() {
+    let db = support::db::fresh_postgres().await;
+    let store = Store::connect(&db.url).await.expect("connect");
+    let Store::Postgres(pg) = &store else {
+        panic!("a PostgreSQL store")
+    };
+    let room_id = stored_room(&store, "CHAT01").await;
+    let node = Uuid::new_v4();
+    pg.register_node(node, "http://a", Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(pg.claim_room(node, room_id).await.unwrap().unwrap().epoch, 1);
+
+    let mut blocker = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut blocker).await.unwrap();
+    sqlx::query(
+        "INSERT INTO chat_messages (room_id, seq, channel, text, created_at) \
+         VALUES ($1, 1, 'players', 'blocker', now())",
+    )
+    .bind(room_id)
+    .execute(&mut blocker)
+    .await
+    .unwrap();
+    let old_owner = {
+        let store = store.clone();
+        tokio::spawn(async move { store.insert_chat(room_id, &chat_row(1, None), Some(1)).await })
+    };
+    let mut watcher = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    while lock_waiters(&mut watcher, "INSERT INTO chat_messages").await == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let url = db.url.clone();
+    let new_owner = tokio::spawn(async move {
+        let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+        sqlx::query("UPDATE rooms SET owner_epoch = owner_epoch + 1 WHERE id = $1")
+            .bind(room_id)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        chat_seqs(&mut conn, room_id).await
+    });
+    // The claim either committed or waits for the old owner's insert.
+    while !new_owner.is_finished() && lock_waiters(&mut watcher, "UPDATE rooms").await == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    sqlx::query("ROLLBACK").execute(&mut blocker).await.unwrap();
+    let inserted = old_owner.await.unwrap();
+    let loaded = new_owner.await.unwrap();
+    let stored = chat_seqs(&mut watcher, room_id).await;
+    assert_eq!(
+        loaded, stored,
+        "nothing landed after the new owner loaded the room (the old owner's insert: {inserted:?})"
+    );
+    match inserted {
+        Ok(true) => assert_eq!(stored, [1]),
+        Err(StoreError::Fenced { .. }) => assert!(stored.is_empty()),
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path() {
+    let db = support::db::fresh_postgres().await;
+    let store = Store::connect(&db.url).await.expect("connect");
+    let Store::Postgres(pg) = &store else {
+        panic!("a PostgreSQL store")
+    };
+    let room_id = stored_room(&store, "FENCE1").await;
 
     let ttl = Duration::from_secs(60);
     let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
@@ -208,18 +292,7 @@ async fn a_commit_at_a_stale_epoch_is_refused_on_the_batch_and_the_single_path()
     assert_eq!(versions, [1, 2]);
 
     // Chat too: a fenced owner stores no message (it would take a seq the new owner will use).
-    let chat = |seq: i64, cid: Option<&str>| ChatRow {
-        seq,
-        channel: "players".to_owned(),
-        seat: Some(0),
-        name: None,
-        text: format!("message {seq}"),
-        created_at: Utc::now(),
-        answer: cid.map(|cid| ChatAnswer {
-            cid: cid.to_owned(),
-            v: 2,
-        }),
-    };
+    let chat = chat_row;
     for row in [chat(1, None), chat(1, Some("c1"))] {
         match store.insert_chat(room_id, &row, Some(1)).await {
             Err(StoreError::Fenced {

@@ -409,18 +409,19 @@ async fn chat_length_and_rate_limits_refuse_one_connection_while_others_are_serv
         json!({"cid": "e3", "code": "bad_message", "v": 3,
                "message": "a chat message needs at least one visible character"})
     );
-    // Bidirectional marks go; a joiner inside an emoji sequence stays.
+    // Every default-ignorable character goes, wherever it is: the bidirectional marks, a joiner,
+    // a tag.
     assert_eq!(
         chat(
             &mut black,
             "b0",
             "players",
-            "\u{200F}gg\u{200E} 👩\u{200D}👧"
+            "\u{200F}gg\u{200E} 👩\u{200D}👧\u{E0041}"
         )
         .await["t"],
         "ack"
     );
-    assert_eq!(white.next_of("chat").await["d"]["text"], "gg 👩\u{200D}👧");
+    assert_eq!(white.next_of("chat").await["d"]["text"], "gg 👩👧");
     // The limit counts characters, not bytes, after trimming and cleaning.
     let long = format!("  {}\u{7}  ", "ក".repeat(300));
     assert_eq!(chat(&mut white, "ok1", "players", &long).await["t"], "ack");

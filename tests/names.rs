@@ -1,7 +1,8 @@
 //! Player and spectator names are checked like chat text at every way in (`POST /api/rooms`,
 //! `POST /api/rooms/{code}/join`, a spectator's `hello`): a bidirectional override or isolate, a
 //! name of only blanks or invisible characters, or one over 32 characters is refused with a
-//! typed error that says why; surrounding blanks are trimmed.
+//! typed error that says why; default-ignorable characters are removed and surrounding blanks
+//! trimmed.
 
 mod support;
 
@@ -10,8 +11,13 @@ use support::server::{post, sqlite_server_with, two_player_room};
 use support::ws::{Client, End};
 
 /// Names that are refused everywhere, and why.
-const BAD: [(&str, &str); 7] = [
+const BAD: [(&str, &str); 9] = [
     ("a\u{202E}lave", "a right-to-left override"),
+    ("\u{202E}\u{200F}", "an override and a right-to-left mark"),
+    (
+        "\u{E0041}\u{17B4}\u{1BCA0}",
+        "tags and other default-ignorables only",
+    ),
     ("\u{2067}Dara", "a right-to-left isolate"),
     ("Dara\u{2069}", "a pop directional isolate"),
     ("   ", "blanks only"),
@@ -84,19 +90,21 @@ async fn names_are_refused_or_trimmed_the_same_way_at_every_entry_point() {
     )
     .await;
     assert_eq!(summary["seats"][0]["name"], json!(longest), "{summary}");
-    // A join-zero-width inside a name (an emoji sequence) is part of it.
-    let family = "👩\u{200D}👧";
+    // Default-ignorable characters inside a name (an emoji sequence's joiner, a mark, a tag) draw
+    // nothing: they go, and the name is kept as people see it.
     let (status, body) = post(
         server.addr,
-        &format!("/api/rooms/{code}/join"),
-        &json!({"name": family}),
+        "/api/rooms",
+        &json!({"game": "khan", "seat": 0, "name": "👩\u{200D}👧 Da\u{200F}ra\u{E0041}"}),
     )
     .await;
-    assert_eq!(
-        (status, &body["error"]["code"]),
-        (409, &json!("room_full")),
-        "the name passed: {body}"
-    );
+    assert_eq!(status, 201, "{body}");
+    let (_, summary) = support::server::get(
+        server.addr,
+        &format!("/api/rooms/{}", body["room_id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(summary["seats"][0]["name"], "👩👧 Dara", "{summary}");
     let (mut spectator, _) = spectator_hello(&server, &code, " Sok ").await;
     spectator
         .command(

@@ -2,9 +2,9 @@
 //! for 2 and 3 players) a takeback declined and one accepted, what every seat and a spectator are
 //! sent, a retried `cid` answered once, the stored log keeping what happened while the moves
 //! table, `/g/{id}`'s record and the PGN keep the line of play; the clocks back to the
-//! millisecond (manual clock); the computer accepting in a practice game; Ouk Chatrang's counting
-//! rows following the line on SQLite; and a room killed with SIGKILL after a takeback restored to
-//! the very same state.
+//! millisecond (manual clock); the computer accepting in a practice game, move after move; Ouk Chatrang's counting
+//! rows following the line on SQLite; a room killed with SIGKILL after a takeback restored to
+//! the very same state; and an open offer through a SIGTERM (a rolling restart), accepted after.
 
 mod support;
 
@@ -388,6 +388,26 @@ async fn the_computer_accepts_a_takeback_in_a_practice_game() {
     assert_eq!(white.answer("w2").await["t"], "ack");
     let reply = white.event("moved", v + 6).await;
     assert_eq!(reply["d"]["seat"], 1);
+    // Against the computer a takeback is an undo: asked again at once, the move before goes too
+    // (no "one offer per move" there: the offer was accepted).
+    white.send_move("w3", "c3c4", v + 6).await;
+    assert_eq!(white.answer("w3").await["t"], "ack");
+    assert_eq!(white.event("moved", v + 8).await["d"]["seat"], 1);
+    white.command("offer_takeback", "tb2", json!({})).await;
+    assert_eq!(white.answer("tb2").await["d"]["v"], v + 10);
+    assert_eq!(white.event("taken_back", v + 10).await["d"]["plies"], 2);
+    white.command("offer_takeback", "tb3", json!({})).await;
+    let undo = white.answer("tb3").await;
+    assert_eq!(
+        (&undo["t"], &undo["d"]["v"]),
+        (&json!("ack"), &json!(v + 12)),
+        "{undo}"
+    );
+    let back = white.event("taken_back", v + 12).await;
+    assert_eq!(
+        (&back["d"]["plies"], &back["d"]["position"]),
+        (&json!(2), &start)
+    );
     server.shutdown().await;
 }
 
@@ -497,5 +517,39 @@ async fn a_room_killed_after_a_takeback_is_restored_to_the_same_state() {
         .expect("finished");
     assert_eq!(record.reason, "repetition");
     assert_eq!(record.moves.len(), 8);
+    process.kill();
+}
+
+#[tokio::test]
+async fn an_open_takeback_offer_outlives_a_restart_and_is_accepted_after_it() {
+    let db = support::db::fresh_postgres().await;
+    let process = Process::start(&db.url);
+    let mut t = Table::new(process.addr, "khan", json!({})).await;
+    t.play(0).await;
+    t.play(0).await;
+    let offered = t.command(1, "offer_takeback", "tb", json!({})).await;
+    assert_eq!(offered["t"], "ack", "{offered}");
+    let before = t.snapshot(process.addr).await;
+    assert_eq!(
+        before["d"]["offers"],
+        json!([{"id": 1, "kind": "takeback", "by": 1, "accepted": [], "plies": 1}])
+    );
+    // A rolling restart's SIGTERM: the node closes its sockets and stops; a new one restores the
+    // room from its stored events, the offer and its limits with it.
+    process.signal("TERM");
+    assert!(process.wait(), "a clean exit");
+    let process = Process::start(&db.url);
+    assert_eq!(t.snapshot(process.addr).await, before);
+    // White, whose accept the restart cut off, accepts on reconnecting: the move is taken back.
+    let (mut white, _) = Client::hello(process.addr, &t.code, Some(&t.tokens[0]), None).await;
+    white.next_of("snapshot").await;
+    white.command("accept", "a1", json!({"offer": 1})).await;
+    let accepted = white.answer("a1").await;
+    assert_eq!(accepted["t"], "ack", "{accepted}");
+    let back = white.event("taken_back", t.v + 1).await;
+    assert_eq!(
+        (&back["d"]["plies"], &back["d"]["to_move"]),
+        (&json!(1), &json!(1))
+    );
     process.kill();
 }

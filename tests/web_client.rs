@@ -17,7 +17,7 @@
 //! `tests/js/*.test.mjs` (the client's pure modules, such as the room-state reducer) run with
 //! plain `node --test`, no browser and no server, in a test of their own; and TypeScript's checker
 //! reads every module of `web/js` over its JSDoc types (`tests/browser/tsconfig.json`: `allowJs`,
-//! `checkJs`, `strict`, `noEmit`), in a third.
+//! `checkJs`, `strict`, `noEmit`), in a third, and refuses a module with type errors in a fourth.
 //! By hand, without this wrapper: `cargo build && cd tests/browser && npm ci && node --test`
 //! (the servers then use a fresh SQLite file each).
 
@@ -211,6 +211,18 @@ async fn the_web_client_works_in_chromium() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// TypeScript's checker (`tsc -p <config>`, run in `tests/browser`), its output.
+fn tsc(dir: &Path, config: &Path) -> std::process::Output {
+    Command::new(dir.join("node_modules/.bin/tsc"))
+        .arg("-p")
+        .arg(config)
+        .args(["--pretty", "false"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tests/browser/node_modules/.bin/tsc: {e}"))
+}
+
 /// Every module of `web/js` passes TypeScript's checker over its JSDoc types (`tsc -p
 /// tests/browser/tsconfig.json`: `allowJs`, `checkJs`, `strict`, `noEmit`; `typescript` is a dev
 /// dependency of the browser tests). Fails with the checker's errors.
@@ -219,17 +231,58 @@ fn the_web_client_type_checks() {
     check_node();
     let dir = browser_dir();
     install_node_modules(&dir);
-    let output = Command::new(dir.join("node_modules/.bin/tsc"))
-        .args(["-p", "tsconfig.json", "--pretty", "false"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run tests/browser/node_modules/.bin/tsc: {e}"));
+    let output = tsc(&dir, Path::new("tsconfig.json"));
     assert!(
         output.status.success(),
         "tsc -p tests/browser/tsconfig.json found type errors in web/js:\n{}{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The check above can fail: the same configuration over `web/js` and one more module that
+/// calls a `web/js` function with an argument of the wrong type (a string for a button) and
+/// reads a property no `Offer` has is refused, naming both errors, while `web/js` alone passes.
+#[test]
+fn the_type_check_refuses_a_type_error() {
+    check_node();
+    let dir = browser_dir();
+    install_node_modules(&dir);
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/js");
+    let tmp = std::env::temp_dir().join(format!("khanate-tsc-{}", std::process::id()));
+    fs::create_dir_all(&tmp).expect("a temp dir");
+    let broken = tmp.join("broken.js");
+    fs::write(
+        &broken,
+        format!(
+            "import {{ showAccept }} from '{}';\n\
+             /** @param {{import('{}').Offer}} offer */\n\
+             export function wrong(offer) {{\n  showAccept('#accept-draw', null);\n  return offer.colour;\n}}\n",
+            web.join("room/view/accept.js").display(),
+            web.join("room/state.js").display(),
+        ),
+    )
+    .expect("broken.js");
+    let config = tmp.join("tsconfig.json");
+    let config_text = serde_json::json!({
+        "extends": dir.join("tsconfig.json"),
+        "include": [web.join("**/*.js"), web.join("**/*.d.ts"), &broken],
+    });
+    fs::write(&config, config_text.to_string()).expect("tsconfig.json");
+    let output = tsc(&dir, &config);
+    fs::remove_dir_all(&tmp).expect("the temp dir removed");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success(), "tsc passed a type error:\n{text}");
+    let errors: Vec<&str> = text.lines().filter(|l| l.contains("error TS")).collect();
+    assert_eq!(errors.len(), 2, "{text}");
+    assert!(errors.iter().all(|l| l.contains("broken.js")), "{text}");
+    assert!(
+        errors[0].contains("error TS2345"),
+        "a string for a button: {text}"
+    );
+    assert!(
+        errors[1].contains("error TS2339"),
+        "no such property: {text}"
     );
 }
 

@@ -1,6 +1,7 @@
 //! WebSocket protocol violations after the hello (RFC 6455 section 7.4.1) close the connection with
 //! their own code, 1002 (protocol error) or 1007 (a text frame that is not UTF-8), not 1013,
-//! which tells a client to reconnect and try again. The frames are written by hand on a raw
+//! which tells a client to reconnect and try again; the hello itself too, and through a relay
+//! of another cluster node the same. The frames are written by hand on a raw
 //! socket: a WebSocket library will not send them.
 
 mod support;
@@ -24,8 +25,8 @@ struct Raw {
 }
 
 impl Raw {
-    /// Opens `/ws` (the handshake by hand) and says hello to `room` as a spectator.
-    async fn hello(addr: SocketAddr, room: &str) -> Raw {
+    /// Opens `/ws` (the handshake by hand), saying nothing yet.
+    async fn open(addr: SocketAddr) -> Raw {
         let mut tcp = TcpStream::connect(addr).await.expect("connect");
         let request = format!(
             "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
@@ -40,7 +41,12 @@ impl Raw {
         }
         let head = String::from_utf8_lossy(&head);
         assert!(head.starts_with("HTTP/1.1 101"), "{head}");
-        let mut raw = Raw { tcp };
+        Raw { tcp }
+    }
+
+    /// Opens `/ws` and says hello to `room` as a spectator.
+    async fn hello(addr: SocketAddr, room: &str) -> Raw {
+        let mut raw = Raw::open(addr).await;
         let hello = json!({"t": "hello", "d": {"protocol": 1, "room": room}}).to_string();
         raw.frame(0x80 | TEXT, hello.as_bytes()).await;
         let (opcode, payload) = raw.read_frame().await;
@@ -96,11 +102,9 @@ impl Raw {
     }
 }
 
-#[tokio::test]
-async fn protocol_violations_after_hello_close_with_their_rfc_6455_code() {
-    let (_db, server) = sqlite_server_with(|_| {}).await;
-    let (_, code, _, _) = two_player_room(server.addr, json!({})).await;
-    let cases: [(&str, u8, Vec<u8>, u16); 5] = [
+/// Each violation after the hello: what it is, its first byte and payload, and its close code.
+fn violations() -> [(&'static str, u8, Vec<u8>, u16); 5] {
+    [
         (
             "a text frame that is not UTF-8",
             0x80 | TEXT,
@@ -116,11 +120,55 @@ async fn protocol_violations_after_hello_close_with_their_rfc_6455_code() {
             b"{}".to_vec(),
             1002,
         ),
-    ];
-    for (what, first, payload, expected) in cases {
+    ]
+}
+
+#[tokio::test]
+async fn protocol_violations_after_hello_close_with_their_rfc_6455_code() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let (_, code, _, _) = two_player_room(server.addr, json!({})).await;
+    for (what, first, payload, expected) in violations() {
         let mut raw = Raw::hello(server.addr, &code).await;
         raw.frame(first, &payload).await;
         assert_eq!(raw.close_code().await, expected, "{what}");
     }
     server.shutdown().await;
+}
+
+/// Issue 24: a hello that is not UTF-8 closed with 4000 (bad hello) where RFC 6455 says 1007.
+#[tokio::test]
+async fn a_hello_that_is_not_utf8_closes_with_1007() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let mut raw = Raw::open(server.addr).await;
+    raw.frame(0x80 | TEXT, &[0xff, 0xfe, b'{']).await;
+    assert_eq!(raw.close_code().await, 1007);
+    server.shutdown().await;
+}
+
+/// Issue 24: through a relay (a client of a node that does not own the room) each violation
+/// closes with the code it gets at the owner; the relay closed them all without a close frame.
+#[tokio::test]
+async fn protocol_violations_through_a_relay_close_with_the_same_codes() {
+    let db = support::db::fresh_postgres().await;
+    let lease = support::cluster::SHORT_LEASE;
+    let node = || {
+        let bind = SocketAddr::from(([127, 0, 0, 1], support::server::free_port()));
+        let args = support::cluster::node_args(bind, &format!("http://{bind}"), lease);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        support::server::Process::start_with(&db.url, &args, &[])
+    };
+    let (owner, relay) = (node(), node());
+    let (_, code, _, _) = two_player_room(owner.addr, json!({})).await;
+    for (what, first, payload, expected) in violations() {
+        let mut raw = Raw::hello(relay.addr, &code).await;
+        raw.frame(first, &payload).await;
+        assert_eq!(raw.close_code().await, expected, "{what}, relayed");
+    }
+    let (_, metrics) = support::server::get_text(relay.addr, "/metrics").await;
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l == "khanate_relayed_connections_total 5"),
+        "every one was relayed: {metrics}"
+    );
 }

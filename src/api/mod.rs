@@ -19,12 +19,14 @@ mod rest;
 mod web;
 mod ws;
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::error_handling::HandleErrorLayer;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
 use axum::routing::{delete, get, post};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
@@ -32,10 +34,11 @@ use tokio::sync::{mpsc, watch};
 use tower::ServiceBuilder;
 
 use crate::accounts::Accounts;
-use crate::cluster::{Node, PEER_CLIENT_HEADER};
+use crate::cluster::{Node, PEER_CLIENT_HEADER, PEER_HEADERS, PEER_SECRET_HEADER};
 use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
+use crate::telemetry;
 
 pub use error::{ApiError, retry_after_secs};
 pub use limits::{AddressCounter, AddressSlot, Limiters, Sender};
@@ -65,10 +68,14 @@ pub struct AppState {
     pub accounts: Arc<Accounts>,
     /// Renders the Prometheus metrics (`None` when another recorder owns the process's metrics).
     pub metrics: Option<PrometheusHandle>,
+    /// Whether this state serves the internal listener (`--internal-bind`), the only one where
+    /// peer calls are believed when there is one.
+    pub internal: bool,
 }
 
 impl AppState {
-    /// Whether the request comes from another node of this cluster (it carries the secret).
+    /// Whether the request comes from another node of this cluster (it carries the secret; a
+    /// request whose peer headers were not to be believed lost them in [`check_peer`]).
     pub fn from_peer(&self, headers: &HeaderMap) -> bool {
         self.node.as_ref().is_some_and(|node| node.is_peer(headers))
     }
@@ -86,21 +93,55 @@ impl AppState {
     }
 }
 
+/// Drops the peer headers ([`PEER_HEADERS`]) of a request that must not be believed as a peer's
+/// (a wrong secret, or any secret on the public listener of a node with `--internal-bind`, or
+/// a peer's client address without a secret), logging and counting each attempt
+/// (`khanate_peer_auth_failures_total`), so that no handler ever reads them.
+async fn check_peer(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers();
+    if PEER_HEADERS.iter().any(|name| headers.contains_key(*name)) {
+        let why = match &state.node {
+            _ if !headers.contains_key(PEER_SECRET_HEADER) => Some("no_secret"),
+            None => Some("not_a_cluster"),
+            Some(_) if state.config.cluster.internal_bind.is_some() && !state.internal => {
+                Some("public_listener")
+            }
+            Some(node) if !node.is_peer(headers) => Some("wrong_secret"),
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            tracing::warn!(peer = %peer.ip(), why, path = %request.uri().path(), "peer headers refused");
+            telemetry::peer_auth_failure(why);
+            for name in PEER_HEADERS {
+                request.headers_mut().remove(name);
+            }
+        }
+    }
+    next.run(request).await
+}
+
 /// The whole HTTP surface, under the configured path prefix; a request that takes over
 /// `--request-timeout-s` (its body included) is answered 408 `timeout`.
 pub fn router(state: AppState) -> Router {
     let timeout = state.config.limits.request_timeout();
-    routes(state).layer(
-        ServiceBuilder::new()
-            .layer(HandleErrorLayer::new(move |_: BoxError| async move {
-                ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "timeout",
-                    format!("the request took over {} s", timeout.as_secs()),
-                )
-            }))
-            .timeout(timeout),
-    )
+    routes(state.clone())
+        .layer(axum::middleware::from_fn_with_state(state, check_peer))
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(move |_: BoxError| async move {
+                    ApiError::new(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "timeout",
+                        format!("the request took over {} s", timeout.as_secs()),
+                    )
+                }))
+                .timeout(timeout),
+        )
 }
 
 /// Every route, under the configured path prefix.

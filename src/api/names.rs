@@ -5,7 +5,7 @@
 //! A name is refused rather than silently changed, so its owner sees why: the name people see is
 //! the one they typed, trimmed.
 
-use crate::text::{is_bidi_control, is_invisible};
+use crate::text::{is_bidi_override, is_invisible, without_ignorables};
 
 /// The longest display name, in characters (Unicode scalar values, not bytes).
 pub const MAX_NAME_CHARS: usize = 32;
@@ -25,14 +25,20 @@ pub enum NameError {
     Forbidden(char),
 }
 
-/// A display name as the room keeps it: `None` stays `None` (no name), anything else is trimmed
-/// and must be 1 to [`MAX_NAME_CHARS`] characters with a visible one, no control character and
-/// no bidirectional override or isolate.
+/// A display name as the room keeps it: `None` stays `None` (no name); anything else must hold no
+/// control character and no bidirectional override or isolate, loses its default-ignorable
+/// characters (zero-width ones, direction marks, variation selectors, ...: they draw nothing, so
+/// the name people see is still the one typed), is trimmed, and must then be 1 to
+/// [`MAX_NAME_CHARS`] characters with a visible one.
 pub fn clean_name(name: Option<String>) -> Result<Option<String>, NameError> {
     let Some(name) = name else { return Ok(None) };
-    if let Some(c) = name.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+    if let Some(c) = name
+        .chars()
+        .find(|&c| c.is_control() || is_bidi_override(c))
+    {
         return Err(NameError::Forbidden(c));
     }
+    let name = without_ignorables(&name);
     let name = name.trim();
     if name.chars().all(is_invisible) {
         return Err(NameError::Invisible);
@@ -56,7 +62,12 @@ mod tests {
         assert_eq!(clean_name(None), Ok(None));
         assert_eq!(clean(" Sok\u{3000}"), Ok(Some("Sok".into())));
         assert_eq!(clean("ដារ៉ា"), Ok(Some("ដារ៉ា".into())));
-        assert_eq!(clean("👩\u{200D}👧"), Ok(Some("👩\u{200D}👧".into())));
+        // Default-ignorable characters draw nothing: they go, the name people see stays.
+        assert_eq!(clean("👩\u{200D}👧"), Ok(Some("👩👧".into())));
+        assert_eq!(
+            clean("\u{200F}Da\u{E0041}ra\u{FE0F}"),
+            Ok(Some("Dara".into()))
+        );
         assert_eq!(clean(&"ញ".repeat(32)), Ok(Some("ញ".repeat(32))));
     }
 
@@ -68,6 +79,10 @@ mod tests {
             assert_eq!(clean(&format!("Da{c}ra")), Err(NameError::Forbidden(c)));
             assert_eq!(clean(&format!("Dara{c}")), Err(NameError::Forbidden(c)));
         }
+        assert_eq!(
+            clean("\u{202E}\u{200F}"),
+            Err(NameError::Forbidden('\u{202E}'))
+        );
         assert_eq!(
             NameError::Forbidden('\u{202E}').to_string(),
             "a name cannot hold the character U+202E"
@@ -83,6 +98,8 @@ mod tests {
             "\u{200B}\u{200D}\u{FEFF}",
             " \u{2060} ",
             "\u{3164}",
+            "\u{200F}\u{200E}",
+            "\u{E0041}\u{17B4}\u{1BCA0}",
         ] {
             assert_eq!(clean(name), Err(NameError::Invisible), "{name:?}");
         }

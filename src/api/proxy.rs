@@ -63,9 +63,53 @@ fn forwarded<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
+/// The host names a trusted proxy may forward (lower-cased `name` or `name:port`):
+/// `--allowed-hosts`, else the hosts of `--public-url` and `--allowed-origins`. Empty: any.
+fn allowed_hosts(config: &Config) -> Vec<String> {
+    if !config.allowed_hosts.is_empty() {
+        return config
+            .allowed_hosts
+            .iter()
+            .map(|h| h.trim().to_ascii_lowercase())
+            .collect();
+    }
+    config
+        .public_url
+        .iter()
+        .chain(&config.allowed_origins)
+        .filter_map(|url| origin_of(url))
+        .filter_map(|origin| origin.split_once("://").map(|(_, host)| host.to_owned()))
+        .collect()
+}
+
+/// Whether a trusted proxy's `host` (`name[:port]`) is one this server may be reached by: an
+/// address or `localhost`, or one of [`allowed_hosts`] (an entry without a port allows any port),
+/// or anything when that list is empty.
+fn host_allowed(config: &Config, host: &str) -> bool {
+    let allowed = allowed_hosts(config);
+    if allowed.is_empty() || is_address_host(host) {
+        return true;
+    }
+    let host = host.to_ascii_lowercase();
+    let name = host.rsplit_once(':').map_or(host.as_str(), |(name, _port)| name);
+    allowed.iter().any(|entry| *entry == host || *entry == name)
+}
+
+/// The host of the request as people used it: a trusted proxy's `X-Forwarded-Host`, else the
+/// `Host` header; `None` when there is neither, or when (from a trusted proxy) it is not
+/// [`host_allowed`].
+fn request_host<'a>(config: &Config, from_proxy: bool, headers: &'a HeaderMap) -> Option<&'a str> {
+    let host = from_proxy
+        .then(|| forwarded(headers, "x-forwarded-host"))
+        .flatten()
+        .or_else(|| headers.get(header::HOST).and_then(|h| h.to_str().ok()))?;
+    (!from_proxy || host_allowed(config, host)).then_some(host)
+}
+
 /// The base of the links the server generates, without a trailing slash: the configured public
 /// URL, or `proto://host` + the path prefix, where proto and host come from `X-Forwarded-Proto`
-/// and `X-Forwarded-Host` when `peer` is a trusted proxy, else `http` and the `Host` header.
+/// and `X-Forwarded-Host` when `peer` is a trusted proxy (a host only when [`host_allowed`]),
+/// else `http` and the `Host` header; the bind address when there is no usable host.
 pub fn base_url(config: &Config, peer: IpAddr, headers: &HeaderMap) -> String {
     if let Some(url) = &config.public_url {
         return url.trim_end_matches('/').to_owned();
@@ -76,10 +120,7 @@ pub fn base_url(config: &Config, peer: IpAddr, headers: &HeaderMap) -> String {
         .flatten()
         .filter(|p| matches!(*p, "http" | "https"))
         .unwrap_or("http");
-    let host = from_proxy
-        .then(|| forwarded(headers, "x-forwarded-host"))
-        .flatten()
-        .or_else(|| headers.get(header::HOST).and_then(|h| h.to_str().ok()))
+    let host = request_host(config, from_proxy, headers)
         .map_or_else(|| config.bind.to_string(), str::to_owned);
     format!(
         "{proto}://{host}{}",
@@ -116,9 +157,10 @@ fn is_address_host(host: &str) -> bool {
 /// origin, or without a public URL the origin of this very request ([`base_url`]).
 ///
 /// That last default holds only for a request whose host is an IP address or `localhost`, or one
-/// a trusted proxy forwarded: a page of `evil.example`, whose name an attacker has re-pointed at
-/// this server's address (DNS rebinding), sends `Host: evil.example` and a matching origin; with
-/// an address in the URL that cannot happen. A server reached by name sets `--public-url`.
+/// a trusted proxy forwarded that is [`host_allowed`]: a page of `evil.example`, whose name an
+/// attacker has re-pointed at this server's address (DNS rebinding), sends `Host: evil.example`
+/// and a matching origin; with an address in the URL that cannot happen. A server reached by
+/// name sets `--public-url` (or `--allowed-hosts` behind a proxy).
 pub fn origin_allowed(config: &Config, peer: IpAddr, headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
@@ -133,9 +175,12 @@ pub fn origin_allowed(config: &Config, peer: IpAddr, headers: &HeaderMap) -> boo
             .filter_map(|o| origin_of(o))
             .any(|allowed| allowed == origin);
     }
-    if config.public_url.is_none() && !trusted(peer, &config.trusted_proxies) {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        if !host.is_some_and(is_address_host) {
+    if config.public_url.is_none() {
+        let from_proxy = trusted(peer, &config.trusted_proxies);
+        let Some(host) = request_host(config, from_proxy, headers) else {
+            return false;
+        };
+        if !from_proxy && !is_address_host(host) {
             return false;
         }
     }
@@ -246,6 +291,39 @@ mod tests {
         assert!(
             !origin_allowed(&config, ip("192.0.2.1"), &h),
             "from anybody else the forwarded host is ignored"
+        );
+    }
+
+    #[test]
+    fn a_trusted_proxy_is_believed_only_for_an_allowed_host() {
+        let mut config = Config::for_tests("sqlite::memory:");
+        config.trusted_proxies = nets(&["127.0.0.1/32"]);
+        config.allowed_hosts = vec!["Games.Example.org".into()];
+        let rebound = headers(&[
+            ("host", "evil.example"),
+            ("x-forwarded-host", "evil.example"),
+            ("origin", "http://evil.example"),
+        ]);
+        assert!(!origin_allowed(&config, ip("127.0.0.1"), &rebound));
+        assert_eq!(
+            base_url(&config, ip("127.0.0.1"), &rebound),
+            format!("http://{}", config.bind),
+            "links never name a host that is not allowed"
+        );
+        for host in ["games.example.org", "games.example.org:8443", "127.0.0.1:8080"] {
+            let allowed = headers(&[
+                ("host", "10.0.0.5:8080"),
+                ("x-forwarded-host", host),
+                ("origin", &format!("http://{host}")),
+            ]);
+            assert!(origin_allowed(&config, ip("127.0.0.1"), &allowed), "{host}");
+        }
+        config.allowed_hosts.clear();
+        config.allowed_origins = vec!["https://games.example.org".into()];
+        assert_eq!(
+            base_url(&config, ip("127.0.0.1"), &rebound),
+            format!("http://{}", config.bind),
+            "by default the hosts of the allowed origins"
         );
     }
 

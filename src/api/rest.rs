@@ -2,7 +2,6 @@
 //! list the lobby (finished games are `games`).
 
 use std::net::{IpAddr, SocketAddr};
-use std::time::Duration;
 
 use axum::Json;
 use axum::body::Bytes;
@@ -19,7 +18,8 @@ use super::lookup::{self, Lookup};
 use super::{AppState, auth};
 use super::{names, proxy};
 use crate::bot::Level;
-use crate::cluster::forward::forward;
+use crate::cluster::forward::{ROOM_MOVING, forward};
+use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
 use crate::room::{JoinError, RoomHandle};
@@ -161,7 +161,8 @@ enum Found {
 /// The room `reference` names, looked up for the request's client (see [`lookup`]): 404
 /// `not_found`, or 429 `rate_limited` over the client's budgets. A room another node owns is
 /// [`Found::Elsewhere`], unless the request itself comes from another node: a forwarded request
-/// is never forwarded again (503 `unavailable`; the room is moving).
+/// is never forwarded again (503 `room_moving`: nothing was done, the sender tries the room's
+/// new owner).
 async fn find_room(
     state: &AppState,
     peer: SocketAddr,
@@ -176,19 +177,27 @@ async fn find_room(
             lookup::limited_message(retry),
             retry,
         )),
-        Err(StoreError::OwnedElsewhere { room_id })
-            if state.node.is_some() && !state.from_peer(headers) =>
-        {
-            Ok(Found::Elsewhere(room_id))
+        Err(StoreError::OwnedElsewhere { room_id }) if state.node.is_some() => {
+            if state.from_peer(headers) {
+                Err(ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ROOM_MOVING,
+                    "the room moved to another node while this request was on its way; \
+                     nothing was done here",
+                ))
+            } else {
+                Ok(Found::Elsewhere(room_id))
+            }
         }
         Err(e) => Err(e.into()),
     }
 }
 
-/// Answers `method path` (with `body`) for a room another node owns by forwarding it there;
-/// when the owner cannot be reached, retries until its lease could have run out (lease TTL +
-/// 2 s), answering here once this node has claimed the room (`local`). 503 `unavailable` when
-/// neither worked by then.
+/// Answers `method path` (with `body`) for a room another node owns by forwarding it there,
+/// by the cluster's one routing policy ([`route`]): answered here (`local`) once this node has
+/// claimed the room. 503 `unavailable` when no node served the room in time or this node is
+/// shutting down; 404 when the room no longer exists; 502 `unknown_outcome` when a join may have
+/// reached the owner and its answer was lost (never sent twice: it could take a second seat).
 async fn forwarded<F, Fut>(
     state: &AppState,
     room_id: Uuid,
@@ -204,34 +213,57 @@ where
     let Some(node) = &state.node else {
         return Err(ApiError::unavailable());
     };
-    let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
-    loop {
-        if let Some(owner) = node.owner_of(room_id).await? {
-            match forward(
-                node,
-                &owner,
-                method.clone(),
-                &path,
-                body.clone(),
-                client,
-                headers,
-            )
+    let attempt = || async {
+        let owner = node
+            .owner_of(room_id)
             .await
-            {
-                Ok(answer) => return Ok(answer),
-                Err(e) => tracing::debug!(error = %e, "the room's owner did not answer"),
-            }
+            .map_err(Attempt::Store)?
+            .ok_or_else(|| Attempt::Retry("no live node owns the room".into()))?;
+        forward(
+            node,
+            &owner,
+            method.clone(),
+            &path,
+            body.clone(),
+            client,
+            headers,
+        )
+        .await
+    };
+    let id = room_id.to_string();
+    let here = || state.registry.find(&id);
+    let routed = route(
+        node.lease_ttl(),
+        state.shutdown.clone(),
+        std::future::pending(),
+        attempt,
+        here,
+    )
+    .await;
+    match routed {
+        Ok(Routed::Owner(answer)) => Ok(answer),
+        Ok(Routed::Here(room)) => local(room).await,
+        Err(RouteError::Gone) => Err(ApiError::not_found(format!("no room {room_id}"))),
+        Err(RouteError::Moving) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "no node could serve the room yet (it is moving to another node); try again",
+        )),
+        Err(RouteError::Stopped) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the server is shutting down",
+        )),
+        Err(RouteError::Unknown(why)) => {
+            tracing::warn!(%room_id, %why, "a forwarded request's answer was lost");
+            Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "unknown_outcome",
+                "the room's node did not answer: the request may have been carried out there \
+                 (a join may hold a seat whose token was lost); it was not sent again",
+            ))
         }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(ApiError::unavailable());
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        match state.registry.find(&room_id.to_string()).await {
-            Ok(Some(room)) => return local(room).await,
-            Ok(None) => return Err(ApiError::not_found(format!("no room {room_id}"))),
-            Err(StoreError::OwnedElsewhere { .. }) => {}
-            Err(e) => return Err(e.into()),
-        }
+        Err(RouteError::Store(e)) => Err(e.into()),
     }
 }
 

@@ -26,6 +26,7 @@ use super::limits::Sender;
 use super::lookup::{self, Lookup};
 use super::{ApiError, AppState, Limiters, names, proxy};
 use crate::accounts::tokens::Scope;
+use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::cluster::{Node, relay};
 use crate::protocol::{
     self, BadFrame, Code, Command, ErrorInfo, Hello, Incoming, MAX_CLIENT_FRAME_BYTES,
@@ -93,36 +94,6 @@ pub async fn upgrade(
         })
 }
 
-/// The tungstenite error under an axum read error, if any.
-fn tungstenite_error(e: &axum::Error) -> Option<&tungstenite::Error> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(found) = err.downcast_ref::<tungstenite::Error>() {
-            return Some(found);
-        }
-        source = err.source();
-    }
-    None
-}
-
-/// Whether a read error is tungstenite's "message or frame too big".
-fn is_too_big(e: &axum::Error) -> bool {
-    matches!(tungstenite_error(e), Some(tungstenite::Error::Capacity(_)))
-}
-
-/// The close a read error calls for when the peer broke the WebSocket protocol (RFC 6455
-/// section 7.4.1): 1009 for a frame over the limit, 1007 for a text frame that is not UTF-8,
-/// 1002 for any other violation (a reserved opcode or bit, a control frame over 125 bytes, an
-/// unmasked frame). `None` for a connection that simply failed: there is nobody to tell.
-fn violation_close(e: &axum::Error) -> Option<(u16, &'static str)> {
-    match tungstenite_error(e)? {
-        tungstenite::Error::Capacity(_) => Some((close::TOO_BIG, "frame larger than 8 KiB")),
-        tungstenite::Error::Utf8(_) => Some((close::INVALID_PAYLOAD, "text frame not UTF-8")),
-        tungstenite::Error::Protocol(_) => Some((close::PROTOCOL_ERROR, "protocol error")),
-        _ => None,
-    }
-}
-
 async fn close_with(socket: &mut WebSocket, code: u16, reason: &str) {
     let frame = CloseFrame {
         code,
@@ -154,14 +125,13 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
         match tokio::time::timeout_at(deadline, socket.recv()).await {
             Err(_) => return Err(bad("no hello within 10 s".into())),
             Ok(None) => return Err(bad("closed before hello".into())),
-            Ok(Some(Err(e))) if is_too_big(&e) => {
-                return Err((
-                    Code::BadHello,
-                    close::TOO_BIG,
-                    "frame larger than 8 KiB".into(),
-                ));
+            // A violation of RFC 6455 in the hello closes with its own code, as after it.
+            Ok(Some(Err(e))) => {
+                return Err(match close::for_violation(&e) {
+                    Some((code, reason)) => (Code::BadHello, code, reason.into()),
+                    None => bad(format!("read error: {e}")),
+                });
             }
-            Ok(Some(Err(e))) => return Err(bad(format!("read error: {e}"))),
             // Control frames may come first; tungstenite answers pings by itself.
             Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
             Ok(Some(Ok(message))) => break message,
@@ -222,11 +192,30 @@ async fn connection(
     };
     let found = match (found, &state.node) {
         (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
-            let session = session.map(|token| (state.accounts.cookie().name(), token));
-            Box::pin(served_elsewhere(
-                &state, node, room_id, &hello, client, session,
-            ))
-            .await
+            let cookie = session.map(|token| format!("{}={token}", state.accounts.cookie().name()));
+            let routed = Box::pin(served_elsewhere(
+                &state,
+                node,
+                &mut socket,
+                room_id,
+                &hello,
+                (client, cookie.as_deref()),
+            ));
+            match routed.await {
+                Ok(served) => Ok(served),
+                Err(RouteError::Store(e)) => Err(e),
+                Err(RouteError::Moving | RouteError::Unknown(_)) => {
+                    Err(StoreError::OwnedElsewhere { room_id })
+                }
+                Err(RouteError::Gone) => {
+                    let message = format!("no room {:?}", hello.room);
+                    return hello_error(socket, Code::UnknownRoom, close::UNKNOWN_ROOM, message)
+                        .await;
+                }
+                Err(RouteError::Stopped) => {
+                    return close_with(&mut socket, close::RESTART, "server restarting").await;
+                }
+            }
         }
         (found, _) => found.map(Served::Here),
     };
@@ -274,12 +263,11 @@ async fn connection(
 
     let (sink, stream) = socket.split();
     let heard = Heard::new();
-    let ping = state.config.ping_interval();
     let mut writer = tokio::spawn(write_frames(
         sink,
         out_rx,
         state.shutdown.clone(),
-        ping,
+        Beats::of(&state.config),
         heard.clone(),
     ));
     let sender = match connected.seat {
@@ -350,95 +338,104 @@ enum Served {
 }
 
 /// The room `room_id`, owned by another node when it was looked up: a link to its owner, or the
-/// room itself once this node has claimed it (its owner died and its lease ran out). Retried
-/// until the owner's lease could have run out and the room been claimed (lease TTL + 2 s).
-/// Errors: still no way to the room then (`OwnedElsewhere`), or the database failed.
+/// room itself once this node has claimed it (its owner died and its lease ran out), by the
+/// cluster's one routing policy ([`route`]). The link carries the client's own session `cookie`
+/// (`name=token`), if it had one, for the owner to check. Ends early when the client closes its
+/// socket or this node shuts down.
 async fn served_elsewhere(
     state: &AppState,
     node: &Node,
+    socket: &mut WebSocket,
     room_id: Uuid,
     hello: &Hello,
-    client: IpAddr,
-    session: Option<(&str, String)>,
-) -> Result<Served, StoreError> {
-    let deadline = tokio::time::Instant::now() + node.lease_ttl() + Duration::from_secs(2);
-    let cookie = session.map(|(name, token)| format!("{name}={token}"));
+    (client, cookie): (IpAddr, Option<&str>),
+) -> Result<Served, RouteError> {
+    let attempt = || async {
+        match relay::open(node, room_id, hello, client, cookie).await {
+            Ok(link) => Ok(Box::new(link)),
+            Err(relay::LinkError::Store(e)) => Err(Attempt::Store(e)),
+            Err(e) => Err(Attempt::Retry(e.to_string())),
+        }
+    };
+    let id = room_id.to_string();
+    let here = || state.registry.find(&id);
+    let routed = route(
+        node.lease_ttl(),
+        state.shutdown.clone(),
+        client_left(socket),
+        attempt,
+        here,
+    )
+    .await?;
+    Ok(match routed {
+        Routed::Owner(link) => Served::Owner(link),
+        Routed::Here(room) => Served::Here(room),
+    })
+}
+
+/// Resolves when the client closes its socket or it breaks, while it waits for its welcome.
+/// Pings are answered; a data frame before the welcome (the client did not wait) is dropped.
+async fn client_left(socket: &mut WebSocket) {
     loop {
-        match relay::open(node, room_id, hello, client, cookie.as_deref()).await {
-            Ok(link) => return Ok(Served::Owner(Box::new(link))),
-            Err(relay::LinkError::Store(e)) => return Err(e),
-            Err(e) => debug!(error = %e, "no link to the room's owner yet"),
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(StoreError::OwnedElsewhere { room_id });
-        }
-        tokio::time::sleep(RELINK_PAUSE).await;
-        match state.registry.find(&room_id.to_string()).await {
-            Ok(Some(room)) => return Ok(Served::Here(room)),
-            Ok(None) => return Err(StoreError::OwnedElsewhere { room_id }),
-            Err(StoreError::OwnedElsewhere { .. }) => {}
-            Err(e) => return Err(e),
+        match socket.recv().await {
+            Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+            Some(Ok(frame)) => debug!(?frame, "a frame before the welcome: dropped"),
         }
     }
 }
 
-/// The pause between attempts to reach a room whose owner is changing.
-const RELINK_PAUSE: Duration = Duration::from_millis(200);
-
 /// When the peer was last heard from (any frame, pongs included), shared by a connection's reader
-/// and writer.
-/// Also the connection's round trip: the writer notes when it sent its last ping, the reader
-/// measures the pong against it (the latest measurement is the one moves carry to the room, for
-/// their lag compensation).
+/// and writer; and the heartbeat probe outstanding: the writer stamps each probe's payload with
+/// when it was sent (ms after `since`, 8 bytes big-endian), and the pong echoing the latest
+/// probe measures one round trip. A pong of an older probe, an unasked pong or one with another
+/// payload (the proxies' pings are empty) measures nothing.
 #[derive(Clone)]
 struct Heard {
     since: tokio::time::Instant,
     millis: Arc<AtomicU64>,
-    /// When the unanswered ping was sent (ms after `since`), or [`NO_PING`].
-    ping_sent: Arc<AtomicU64>,
-    /// The last measured round trip in ms, or [`NO_PING`] before the first pong.
-    rtt: Arc<AtomicU64>,
+    /// The stamp of the probe not yet answered, or [`NO_PROBE`].
+    probe: Arc<AtomicU64>,
 }
 
-/// No ping outstanding, or no round trip measured yet.
-const NO_PING: u64 = u64::MAX;
+/// No probe outstanding.
+const NO_PROBE: u64 = u64::MAX;
 
 impl Heard {
     fn new() -> Self {
         Heard {
             since: tokio::time::Instant::now(),
             millis: Arc::new(AtomicU64::new(0)),
-            ping_sent: Arc::new(AtomicU64::new(NO_PING)),
-            rtt: Arc::new(AtomicU64::new(NO_PING)),
+            probe: Arc::new(AtomicU64::new(NO_PROBE)),
         }
     }
 
     fn elapsed_ms(&self) -> u64 {
-        u64::try_from(self.since.elapsed().as_millis()).unwrap_or(NO_PING - 1)
+        u64::try_from(self.since.elapsed().as_millis()).unwrap_or(NO_PROBE - 1)
     }
 
     fn now(&self) {
         self.millis.store(self.elapsed_ms(), Ordering::Relaxed);
     }
 
-    /// The writer sent a ping.
-    fn pinged(&self) {
-        self.ping_sent.store(self.elapsed_ms(), Ordering::Relaxed);
+    /// The payload of a new probe, now outstanding (an unanswered one is forgotten).
+    fn probe(&self) -> [u8; 8] {
+        let stamp = self.elapsed_ms();
+        self.probe.store(stamp, Ordering::Relaxed);
+        stamp.to_be_bytes()
     }
 
-    /// The reader got a pong: the round trip is measured against the last ping.
-    fn ponged(&self) {
-        let sent = self.ping_sent.swap(NO_PING, Ordering::Relaxed);
-        if sent != NO_PING {
-            let rtt = self.elapsed_ms().saturating_sub(sent);
-            self.rtt.store(rtt, Ordering::Relaxed);
-        }
+    /// A pong with `payload` arrived: the round trip in ms when it answers the outstanding probe.
+    fn ponged(&self, payload: &[u8]) -> Option<u64> {
+        let stamp = u64::from_be_bytes(payload.try_into().ok()?);
+        self.probe
+            .compare_exchange(stamp, NO_PROBE, Ordering::Relaxed, Ordering::Relaxed)
+            .ok()?;
+        Some(self.elapsed_ms().saturating_sub(stamp))
     }
 
-    /// The last measured round trip in ms.
-    fn rtt_ms(&self) -> Option<u64> {
-        let rtt = self.rtt.load(Ordering::Relaxed);
-        (rtt != NO_PING).then_some(rtt)
+    /// When the peer will have been silent for `limit`, unless it is heard from before.
+    fn silent_at(&self, limit: Duration) -> tokio::time::Instant {
+        self.since + Duration::from_millis(self.millis.load(Ordering::Relaxed)) + limit
     }
 
     fn silent_for(&self) -> Duration {
@@ -448,25 +445,67 @@ impl Heard {
     }
 }
 
+/// When a connection's writer pings: the heartbeat probes, and the proxies' keep-alive.
+#[derive(Clone, Copy)]
+struct Beats {
+    /// Between probes ([`Config::heartbeat_ms`](crate::config::Config::heartbeat_ms)).
+    heartbeat: Duration,
+    /// The peer is closed after this long without a frame.
+    silence_limit: Duration,
+    /// Between the proxies' pings (`--ping-interval-s`); a peer that has not answered for two
+    /// of them is dropped too.
+    keepalive: Duration,
+}
+
+impl Beats {
+    fn of(config: &crate::config::Config) -> Self {
+        Beats {
+            heartbeat: config.heartbeat(),
+            silence_limit: config.silence_limit(),
+            keepalive: config.ping_interval(),
+        }
+    }
+}
+
+/// When the first heartbeat probe goes out after the hello: round trips are measured from the
+/// first second of a connection.
+const FIRST_PROBE: Duration = Duration::from_millis(100);
+
 /// Drains the outbound queue into the socket until the queue closes, a close is queued, or the
-/// server shuts down; pings the peer every `ping` and gives up on it after two unanswered
-/// intervals (a dead peer behind a proxy would otherwise hold its socket for a long time).
+/// server shuts down; probes the peer every heartbeat and closes it (1001) once it has been
+/// silent for the silence limit, and pings it for proxies every keep-alive interval (giving up
+/// on it after two unanswered ones: a dead peer behind a proxy would otherwise hold its socket).
 async fn write_frames(
     mut sink: SplitSink<WebSocket, Message>,
     mut queue: mpsc::Receiver<Outbound>,
     mut shutdown: watch::Receiver<bool>,
-    ping: Duration,
+    beats: Beats,
     heard: Heard,
 ) {
-    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + ping, ping);
+    let start = tokio::time::Instant::now();
+    let mut probes = tokio::time::interval_at(start + FIRST_PROBE, beats.heartbeat);
+    let mut pings = tokio::time::interval_at(start + beats.keepalive, beats.keepalive);
     let close = loop {
         tokio::select! {
+            () = tokio::time::sleep_until(heard.silent_at(beats.silence_limit)) => {
+                // Something may have come in since the deadline was computed.
+                if heard.silent_for() >= beats.silence_limit {
+                    debug!("peer silent past the silence limit: closed");
+                    let secs = beats.silence_limit.as_secs_f64();
+                    break (close::GOING_AWAY, format!("silent for {secs} s"));
+                }
+            }
+            _ = probes.tick() => {
+                let probe = heard.probe();
+                if sink.send(Message::Ping(probe.to_vec().into())).await.is_err() {
+                    return;
+                }
+            }
             _ = pings.tick() => {
-                if heard.silent_for() > 2 * ping {
+                if heard.silent_for() > 2 * beats.keepalive {
                     debug!("peer silent for two ping intervals: dropped");
                     break (close::GOING_AWAY, "no answer to pings".to_owned());
                 }
-                heard.pinged();
                 if sink.send(Message::Ping(Default::default())).await.is_err() {
                     return;
                 }
@@ -511,6 +550,8 @@ async fn read_frames(
         }
     };
     let mut bad_frames = 0;
+    // The last round trip measured, for a move's lag compensation.
+    let mut rtt_ms = None;
     while let Some(message) = stream.next().await {
         heard.now();
         let text = match message {
@@ -518,8 +559,10 @@ async fn read_frames(
             // tungstenite queues the answering close and sends it on the next read, which then
             // ends the stream: returning here would drop the socket unanswered (1006).
             Ok(Message::Close(_)) => continue,
-            Ok(Message::Pong(_)) => {
-                heard.ponged();
+            Ok(Message::Pong(payload)) => {
+                if let Some(rtt) = heard.ponged(&payload) {
+                    rtt_ms = Some(rtt);
+                }
                 continue;
             }
             Ok(Message::Ping(_)) => continue,
@@ -537,7 +580,7 @@ async fn read_frames(
                 continue;
             }
             Err(e) => {
-                if let Some((code, reason)) = violation_close(&e) {
+                if let Some((code, reason)) = close::for_violation(&e) {
                     debug!(error = %e, code, "WebSocket protocol violation");
                     answer(Outbound::Close(code, reason.into()));
                 }
@@ -573,10 +616,7 @@ async fn read_frames(
                 ));
             }
             Ok(Incoming::Command { cid, command }) => {
-                if !room
-                    .command_with_rtt(conn, cid, command, heard.rtt_ms())
-                    .await
-                {
+                if !room.command_with_rtt(conn, cid, command, rtt_ms).await {
                     return;
                 }
             }
@@ -624,18 +664,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_round_trip_is_measured_from_a_ping_to_its_pong_only() {
+    fn a_round_trip_is_measured_only_by_the_pong_of_the_outstanding_probe() {
         let heard = Heard::new();
-        assert_eq!(heard.rtt_ms(), None);
-        // A pong nobody asked for (a client's own) measures nothing.
-        heard.ponged();
-        assert_eq!(heard.rtt_ms(), None);
-        heard.pinged();
-        heard.ponged();
-        let rtt = heard.rtt_ms().expect("measured");
+        // A pong nobody asked for, or a proxy ping's empty one, measures nothing.
+        assert_eq!(heard.ponged(&0u64.to_be_bytes()), None);
+        assert_eq!(heard.ponged(&[]), None);
+        let first = heard.probe();
+        std::thread::sleep(Duration::from_millis(5));
+        let second = heard.probe();
+        // The older probe was forgotten when the next went out.
+        if first != second {
+            assert_eq!(heard.ponged(&first), None);
+        }
+        let rtt = heard.ponged(&second).expect("measured");
         assert!(rtt < 1_000, "{rtt}");
-        // A second pong for the same ping keeps the measurement.
-        heard.ponged();
-        assert_eq!(heard.rtt_ms(), Some(rtt));
+        // A second pong for the same probe measures nothing.
+        assert_eq!(heard.ponged(&second), None);
     }
 }

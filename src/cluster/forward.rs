@@ -10,6 +10,7 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::route::Attempt;
 use super::{Node, PEER_CLIENT_HEADER, PEER_SECRET_HEADER};
 use crate::store::postgres::Owner;
 use crate::telemetry;
@@ -20,12 +21,18 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long another node may take to answer a forwarded request.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The error code an owner answers a peer's request with when the room is no longer its own
+/// (503): nothing was done there, so the request may be sent again to the new owner.
+pub const ROOM_MOVING: &str = "room_moving";
+
 /// Sends `method path` (the path under the node's base URL, e.g. `/api/rooms/{id}/join`) with
 /// `body` (JSON, if any) for the client at `client` to `owner`, with the client's own `Cookie`
 /// and `Authorization` from `credentials` (so the owner checks the client's session or API token
-/// against the shared database itself; no node vouches for a user), and returns its answer: status,
-/// `Content-Type`, `Retry-After` and body. Errors (a message): the owner could not be reached or
-/// did not answer in time; nothing is known to have happened there.
+/// against the shared database itself; no node vouches for a user), and returns its answer:
+/// status, `Content-Type`, `Retry-After` and body. Errors: [`Attempt::Retry`] when nothing can have
+/// happened at the owner (the connection failed, or it answered 503 [`ROOM_MOVING`]), or when
+/// the request is idempotent (`GET`); [`Attempt::Unknown`] when a request that is not (a join)
+/// may have reached the owner and its answer was lost: sending it again could take a second seat.
 pub async fn forward(
     node: &Node,
     owner: &Owner,
@@ -34,7 +41,15 @@ pub async fn forward(
     body: Option<Bytes>,
     client: IpAddr,
     credentials: &HeaderMap,
-) -> Result<Response, String> {
+) -> Result<Response, Attempt> {
+    let idempotent = method == Method::GET;
+    let lost = |e: reqwest::Error| {
+        if idempotent || e.is_connect() {
+            Attempt::Retry(e.to_string())
+        } else {
+            Attempt::Unknown(e.to_string())
+        }
+    };
     let url = format!("{}{path}", owner.url.trim_end_matches('/'));
     let mut request = node
         .http
@@ -51,9 +66,10 @@ pub async fn forward(
             .header(header::CONTENT_TYPE, "application/json")
             .body(body);
     }
-    let answer = request.send().await.map_err(|e| e.to_string())?;
+    let answer = request.send().await.map_err(lost)?;
     telemetry::forwarded_command("rest");
-    let status = StatusCode::from_u16(answer.status().as_u16()).map_err(|e| e.to_string())?;
+    let status = StatusCode::from_u16(answer.status().as_u16())
+        .map_err(|e| Attempt::Retry(e.to_string()))?;
     let kept = |name: header::HeaderName| {
         answer
             .headers()
@@ -62,7 +78,10 @@ pub async fn forward(
     };
     let content_type = kept(header::CONTENT_TYPE);
     let retry_after = kept(header::RETRY_AFTER);
-    let bytes = answer.bytes().await.map_err(|e| e.to_string())?;
+    let bytes = answer.bytes().await.map_err(lost)?;
+    if status == StatusCode::SERVICE_UNAVAILABLE && moving(&bytes) {
+        return Err(Attempt::Retry("the room moved on from that node".into()));
+    }
     let mut response = (status, bytes).into_response();
     for (name, value) in [
         (header::CONTENT_TYPE, content_type),
@@ -73,4 +92,10 @@ pub async fn forward(
         }
     }
     Ok(response)
+}
+
+/// Whether an error answer's body says [`ROOM_MOVING`].
+fn moving(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|answer| answer["error"]["code"] == ROOM_MOVING)
 }

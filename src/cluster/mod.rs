@@ -18,11 +18,13 @@ pub mod forward;
 pub mod lease;
 pub mod moves;
 pub mod relay;
+pub mod route;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::HeaderMap;
+use hmac::{KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -48,6 +50,49 @@ pub const PEER_SECRET_HEADER: &str = "x-khanate-cluster-secret";
 /// The header a node's calls to another node name their client's address in (believed only
 /// with the right secret).
 pub const PEER_CLIENT_HEADER: &str = "x-khanate-client";
+
+/// Every header a node's calls to another node carry: a proxy in front of the nodes removes them
+/// from clients' requests (the shipped nginx files do), and a node drops them from any request
+/// whose secret is wrong.
+pub const PEER_HEADERS: [&str; 2] = [PEER_SECRET_HEADER, PEER_CLIENT_HEADER];
+
+/// The text whose HMAC-SHA256 under the cluster secret the database keeps as the secret's
+/// verifier (see [`Node::join`]).
+const VERIFIER_TEXT: &[u8] = b"khanate cluster secret verifier, version 1";
+
+/// Why a node could not join the cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The cluster's database keeps the verifier of another secret.
+    #[error(
+        "this node's --cluster-secret (KHANATE_CLUSTER_SECRET) is not the cluster's: the \
+         database keeps the verifier of another secret. Give every node the same secret (to \
+         change it: stop every node, DELETE FROM cluster_trust, start them with the new one)"
+    )]
+    WrongSecret,
+    /// A node with a live lease advertises the same URL.
+    #[error(
+        "another running node advertises {url} (its lease stayed alive for {waited_ms} ms): \
+         each node needs an --advertise-url (KHANATE_ADVERTISE_URL) of its own, naming where it \
+         listens"
+    )]
+    DuplicateUrl {
+        /// The advertise URL.
+        url: String,
+        /// How long this node waited for the other lease to run out (a crashed node's does).
+        waited_ms: u128,
+    },
+}
+
+/// The secret's verifier: HMAC-SHA256 keyed by the secret over [`VERIFIER_TEXT`].
+fn verifier_mac(secret: &[u8]) -> hmac::Hmac<Sha256> {
+    let mut mac = hmac::Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
+    mac.update(VERIFIER_TEXT);
+    mac
+}
 
 /// This node of the cluster. Shared (`Arc`) by the registry and the server.
 pub struct Node {
@@ -97,18 +142,46 @@ pub struct Ownership {
 
 impl Node {
     /// Registers a new node (a fresh id, a lease from the database's `now()`) and starts renewing
-    /// its lease. Errors: the store is not PostgreSQL (refused earlier by
-    /// [`ClusterConfig::mode`](crate::config::ClusterConfig::mode)), or the database failed.
-    pub async fn join(store: &Store, mode: &ClusterMode) -> Result<Arc<Node>, StoreError> {
+    /// its lease. First the secret is checked against the cluster's verifier (the first node
+    /// stores it), and a node that finds a live one advertising its URL waits one lease for it to
+    /// run out (a crashed predecessor's does). Errors: [`JoinError::WrongSecret`],
+    /// [`JoinError::DuplicateUrl`]; [`JoinError::Store`]: the store is not PostgreSQL (refused
+    /// earlier by [`ClusterConfig::mode`](crate::config::ClusterConfig::mode)), or the
+    /// database failed.
+    pub async fn join(store: &Store, mode: &ClusterMode) -> Result<Arc<Node>, JoinError> {
         let Store::Postgres(pg) = store else {
             return Err(StoreError::UnsupportedUrl(
                 "cluster mode on a store other than PostgreSQL".into(),
-            ));
+            )
+            .into());
         };
-        let id = Uuid::new_v4();
-        let sent = Instant::now();
-        pg.register_node(id, &mode.advertise_url, mode.lease_ttl)
+        let mac = verifier_mac(mode.secret.as_bytes());
+        let stored = pg
+            .secret_verifier(&mac.clone().finalize().into_bytes())
             .await?;
+        // Constant time: the comparison says nothing about how much of the verifier matched.
+        if mac.verify_slice(&stored).is_err() {
+            return Err(JoinError::WrongSecret);
+        }
+        let id = Uuid::new_v4();
+        let started = Instant::now();
+        let patience = mode.lease_ttl + mode.lease_renew;
+        let sent = loop {
+            let sent = Instant::now();
+            if pg
+                .register_node(id, &mode.advertise_url, mode.lease_ttl)
+                .await?
+            {
+                break sent;
+            }
+            if started.elapsed() > patience {
+                return Err(JoinError::DuplicateUrl {
+                    url: mode.advertise_url.clone(),
+                    waited_ms: started.elapsed().as_millis(),
+                });
+            }
+            tokio::time::sleep(mode.lease_renew).await;
+        };
         let (publish, lease) = watch::channel(Lease {
             generation: 0,
             serving: true,

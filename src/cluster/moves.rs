@@ -49,23 +49,20 @@ impl Moves {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Watches `room_id` for a relay linked to the owner of epoch `linked`.
-    pub fn watch(self: &Arc<Self>, room_id: Uuid, linked: i64) -> MoveWatch {
+    /// Watches `room_id` for a relay about to read the room's owner: from now on no claim this
+    /// node hears of is missed, even one noted before the relay knows the epoch it links to
+    /// ([`MoveWatch::link`]).
+    pub fn watch(self: &Arc<Self>, room_id: Uuid) -> MoveWatch {
         let mut entries = self.entries();
         let entry = entries.entry(room_id).or_insert_with(|| Watched {
-            epoch: watch::channel(linked).0,
+            epoch: watch::channel(0).0,
             relays: 0,
         });
         entry.relays += 1;
-        entry.epoch.send_if_modified(|epoch| {
-            let newer = linked > *epoch;
-            *epoch = (*epoch).max(linked);
-            newer
-        });
         MoveWatch {
             moves: self.clone(),
             room_id,
-            linked,
+            linked: 0,
             epoch: entry.epoch.subscribe(),
         }
     }
@@ -91,6 +88,19 @@ impl Moves {
 }
 
 impl MoveWatch {
+    /// The relay links to the owner of epoch `linked` (read after [`Moves::watch`]): a claim
+    /// at a later epoch, noted since the watch began or from now on, ends it.
+    pub fn link(&mut self, linked: i64) {
+        self.linked = linked;
+        if let Some(entry) = self.moves.entries().get(&self.room_id) {
+            entry.epoch.send_if_modified(|epoch| {
+                let newer = linked > *epoch;
+                *epoch = (*epoch).max(linked);
+                newer
+            });
+        }
+    }
+
     /// Returns once the room has been claimed at an epoch other than the one linked to. Cancel-safe.
     pub async fn moved(&mut self) {
         let linked = self.linked;
@@ -220,12 +230,18 @@ mod tests {
         assert_eq!(parse_payload("nonsense 7 1"), None);
     }
 
+    fn linked(moves: &Arc<Moves>, room: Uuid, epoch: i64) -> MoveWatch {
+        let mut watch = moves.watch(room);
+        watch.link(epoch);
+        watch
+    }
+
     #[tokio::test]
     async fn a_relay_learns_of_a_later_epoch_only_and_the_entry_goes_with_the_last_relay() {
         let moves = Arc::new(Moves::default());
         let room = Uuid::new_v4();
-        let mut first = moves.watch(room, 3);
-        let second = moves.watch(room, 3);
+        let mut first = linked(&moves, room, 3);
+        let second = linked(&moves, room, 3);
         assert!(!moves.saw(room, 2), "an older epoch is no news");
         assert!(!moves.saw(room, 3), "nor the linked one");
         assert!(!moves.saw(Uuid::new_v4(), 9), "nor a room nobody watches");
@@ -245,11 +261,26 @@ mod tests {
     async fn a_relay_linked_after_a_move_it_missed_is_told_at_once() {
         let moves = Arc::new(Moves::default());
         let room = Uuid::new_v4();
-        let _old = moves.watch(room, 3);
+        let _old = linked(&moves, room, 3);
         assert!(moves.saw(room, 5));
         // Linked to the owner of epoch 4, already superseded by 5.
-        let mut late = moves.watch(room, 4);
+        let mut late = linked(&moves, room, 4);
         tokio::time::timeout(Duration::from_secs(1), late.moved())
+            .await
+            .expect("moved");
+    }
+
+    /// Issue 24's race: `relay::open` read the owner before it watched the room, so a claim
+    /// noted in between found no watch and was lost until the next recheck (up to a TTL). Now
+    /// the watch comes first and keeps what it hears until the relay links.
+    #[tokio::test]
+    async fn a_claim_noted_between_the_watch_and_the_owner_read_ends_the_relay_at_once() {
+        let moves = Arc::new(Moves::default());
+        let room = Uuid::new_v4();
+        let mut watch = moves.watch(room);
+        assert!(moves.saw(room, 5), "noted while the owner of epoch 4 was being read");
+        watch.link(4);
+        tokio::time::timeout(Duration::from_secs(1), watch.moved())
             .await
             .expect("moved");
     }

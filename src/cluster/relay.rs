@@ -85,6 +85,9 @@ pub async fn open(
     client: IpAddr,
     cookie: Option<&str>,
 ) -> Result<Link, LinkError> {
+    // Watched before the owner is read, so a claim from then on (while reading, while
+    // connecting) is not missed.
+    let mut watch = node.moves.watch(room_id);
     let owner = node
         .store
         .owner_of(room_id)
@@ -93,8 +96,7 @@ pub async fn open(
     if owner.node == node.id {
         return Err(LinkError::Mine);
     }
-    // Watched before the link exists, so a claim while connecting is not missed.
-    let watch = node.moves.watch(room_id, owner.epoch);
+    watch.link(owner.epoch);
     let unreachable = |e: &dyn std::fmt::Display| LinkError::Unreachable(e.to_string());
     let mut request = format!("{}?room={room_id}", ws_url(&owner.url)?)
         .into_client_request()
@@ -210,7 +212,15 @@ pub async fn pipe(
                         break (None, Some(Message::Close(frame)));
                     }
                     Some(Ok(ws::Message::Ping(_) | ws::Message::Pong(_))) => continue,
-                    Some(Err(_)) | None => break (None, Some(Message::Close(None))),
+                    // A violation of RFC 6455 closes with its own code, as at the owner.
+                    Some(Err(e)) => match close::for_violation(&e) {
+                        Some((code, reason)) => {
+                            let owner = Message::Close(Some(CloseFrame { code: code.into(), reason: reason.into() }));
+                            break (Some(client_close(code, reason)), Some(owner));
+                        }
+                        None => break (None, Some(Message::Close(None))),
+                    },
+                    None => break (None, Some(Message::Close(None))),
                 };
                 if to_owner.send(message).await.is_err() {
                     break (Some(client_close(close::RESTART, "the room's node went away; reconnect")), None);

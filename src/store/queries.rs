@@ -455,6 +455,11 @@ pub(super) async fn insert_chat<D: Dialect>(
     }
     // A single node's statements name no epoch; a cluster node's store nothing once another
     // node has claimed the room (a fenced owner must not take a seq the new owner will use).
+    // The epoch check locks the room row (`FOR SHARE`, PostgreSQL only, as only a cluster node
+    // names an epoch): a claim, which updates that row, waits for this insert to commit, so the
+    // new owner's load sees the message; or this insert waits for the claim and, reading the
+    // row again, finds the new epoch and stores nothing. A plain `EXISTS` read the epoch from
+    // the statement's snapshot and could commit a message after the new owner had loaded.
     // Only the cid's key is a conflict to skip; a taken seq is still an error.
     let sql = match (row.answer.is_some(), epoch.is_some()) {
         (false, false) => {
@@ -470,13 +475,13 @@ pub(super) async fn insert_chat<D: Dialect>(
         (false, true) => {
             "INSERT INTO chat_messages (room_id, seq, channel, seat, name, text, created_at) \
              SELECT $1, $2, $3, $4, $5, $6, $7 \
-             WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND owner_epoch = $8)"
+             WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND owner_epoch = $8 FOR SHARE)"
         }
         (true, true) => {
             "INSERT INTO chat_messages \
              (room_id, seq, channel, seat, name, text, created_at, cid, v) \
              SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
-             WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND owner_epoch = $10) \
+             WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND owner_epoch = $10 FOR SHARE) \
              ON CONFLICT (room_id, seat, cid) WHERE cid IS NOT NULL DO NOTHING"
         }
     };

@@ -2,14 +2,16 @@
 // button for a player with a move of its own, the request shown to the other player with accept
 // and decline (declined first, then accepted, the board and the move list going back on
 // `taken_back` on both pages, a desktop and a phone, and `/g/{id}` showing the line of play), the
-// computer accepting in a practice game, and the button as an undo at a pass-and-play table.
+// computer accepting in a practice game (twice in a row: an undo), the button as an undo at a
+// pass-and-play table, an accept button bound to the offer it shows (a click as a new offer
+// appears accepts nothing), and Khan-Tsin's takeback declined and accepted.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, newPage, screenshot } from './lib/browser.mjs';
 import {
-  createRoom, eventually, moveList, pieceOn, playMove, roomState, twoPlayers, waitForMessage,
-  waitForRoom, waitForVersion,
+  clickSquare, createRoom, eventually, moveList, pieceOn, playMove, roomState, squaresWith, twoPlayers,
+  waitForMessage, waitForRoom, waitForVersion,
 } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
@@ -121,6 +123,45 @@ test('against the computer a takeback is accepted at once (phone)', async (t) =>
   await playMove(page, ['d3', 'd4']);
   await waitForVersion(page, before + 6);
   assert.equal((await moveList(page)).length, 2);
+  // An undo, move after move: asked again at once, the move before goes too.
+  await playMove(page, ['c3', 'c4']);
+  await waitForVersion(page, before + 8);
+  await waitForRoom(page, { toMove: '0' });
+  await page.click('#offer-takeback');
+  await waitForVersion(page, before + 10);
+  await eventually(() => moveList(page), (list) => list.length === 2);
+  await page.locator('#offer-takeback').waitFor();
+  await page.click('#offer-takeback');
+  await waitForVersion(page, before + 12);
+  assert.deepEqual(await eventually(() => moveList(page), (list) => list.length === 0), []);
+  assert.equal(await pieceOn(page, 'd3'), 1);
+});
+
+test('an accept button names its offer and a click as a new offer appears accepts nothing', async (t) => {
+  const { first: dara, second: sok } = await twoPlayers(t, browser, server, { game: 'ouk-chatrang' });
+  const version = await playMove(dara, ['e3', 'e4']);
+  await waitForVersion(sok, version);
+  // Sok's click lands the instant an offer appears under the pointer (where the one before was).
+  await sok.evaluate(() => {
+    const button = /** @type {HTMLButtonElement} */ (document.querySelector('#accept-draw'));
+    window.clicks = 0;
+    new MutationObserver(() => {
+      if (!button.hidden && window.clicks === 0) {
+        window.clicks += 1;
+        button.click();
+      }
+    }).observe(button, { attributes: true });
+  });
+  await dara.click('#offer-draw');
+  await eventually(() => sok.evaluate(() => window.clicks), (n) => n === 1);
+  const button = sok.locator('#accept-draw');
+  await sok.locator('#accept-draw:enabled').waitFor();
+  assert.equal(await button.getAttribute('data-offer'), '1');
+  assert.equal((await roomState(sok)).status, 'playing', 'the early click accepted nothing');
+  assert.match(await sok.textContent('#offers'), /Dara/);
+  // A click once it is enabled accepts the offer it names.
+  await button.click();
+  for (const page of [dara, sok]) await waitForRoom(page, { status: 'finished' });
 });
 
 test('at a pass-and-play table the button undoes the last move', async (t) => {
@@ -139,4 +180,49 @@ test('at a pass-and-play table the button undoes the last move', async (t) => {
   assert.deepEqual(await moveList(page), []);
   assert.equal(await pieceOn(page, 'c3'), 1);
   assert.equal(await pieceOn(page, 'c4'), 0);
+});
+
+// Khan-Tsin's placement: the seat on move on `page` puts a pawn on the first square offered.
+async function place(page) {
+  await page.waitForSelector('#board [data-square].target');
+  const [square] = await squaresWith(page, 'target');
+  const before = (await roomState(page)).version;
+  await clickSquare(page, square);
+  const pawn = page.locator('#board [data-place="p"]');
+  if (await pawn.count()) await pawn.click();
+  await waitForVersion(page, before + 1);
+  return square;
+}
+
+test('Khan-Tsin: a takeback declined, then one accepted (desktop and phone)', async (t) => {
+  const { first: dara, second: sok } = await twoPlayers(t, browser, server, { game: 'khan-tsin' });
+  for (const page of [dara, sok]) await waitForRoom(page, { status: 'playing', toMove: '0' });
+  await place(dara);
+  await waitForRoom(sok, { toMove: '1' });
+  await place(sok);
+  await waitForRoom(dara, { toMove: '0' });
+  // Sok asks to take back its placement; Dara declines: nothing changes.
+  await sok.locator('#offer-takeback').waitFor();
+  await sok.click('#offer-takeback');
+  await dara.locator('#accept-takeback').waitFor();
+  assert.match(await dara.textContent('#offers'), /Sok.*asks to take back their last move\./);
+  await dara.click('#decline-takeback');
+  assert.match(await waitForMessage(sok, /declined the takeback/), /Dara.*declined the takeback\./);
+  assert.equal((await moveList(sok)).length, 2);
+  // Dara places again and asks to take that back; Sok accepts: Dara is on move again.
+  const square = await place(dara);
+  await waitForRoom(sok, { toMove: '1' });
+  assert.equal((await moveList(sok)).length, 3);
+  await dara.locator('#offer-takeback').waitFor();
+  await dara.click('#offer-takeback');
+  await sok.locator('#accept-takeback:enabled').waitFor();
+  await sok.click('#accept-takeback');
+  for (const page of [dara, sok]) {
+    await waitForRoom(page, { toMove: '0' });
+    await waitForMessage(page, /took back their last move/);
+    assert.equal((await eventually(() => moveList(page), (list) => list.length === 2)).length, 2);
+    await page.locator('#accept-takeback').waitFor({ state: 'hidden' });
+  }
+  // The square is free again: Dara may place there once more.
+  await dara.waitForSelector(`#board [data-square="${square}"].target`);
 });

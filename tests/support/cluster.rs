@@ -28,7 +28,7 @@ pub const SHIPPED: &str = concat!(
 );
 
 /// The secret every test node shares.
-const SECRET: &str = "cluster-test-secret";
+pub const SECRET: &str = "cluster-test-secret-of-32-bytes-or-more";
 
 /// The nodes' lease: how long it lasts after a renewal, and how often it is renewed.
 #[derive(Clone, Copy, Debug)]
@@ -68,20 +68,8 @@ impl Node {
     /// Starts the node's process again (a fresh node id) on the same address.
     pub fn restart(&mut self) {
         assert!(self.process.is_none(), "node {} still runs", self.addr);
-        let args = [
-            "--bind".to_owned(),
-            self.addr.to_string(),
-            "--advertise-url".to_owned(),
-            self.url(),
-            "--cluster-secret".to_owned(),
-            SECRET.to_owned(),
-            "--lease-ttl-ms".to_owned(),
-            self.lease.ttl_ms.to_string(),
-            "--lease-renew-ms".to_owned(),
-            self.lease.renew_ms.to_string(),
-            "--trusted-proxies".to_owned(),
-            PROXY_IP.to_string(),
-        ];
+        let mut args = node_args(self.addr, &self.url(), self.lease);
+        args.extend(["--trusted-proxies".to_owned(), PROXY_IP.to_string()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         self.process = Some(Process::start_with(&self.database_url, &args, &[]));
     }
@@ -127,6 +115,41 @@ impl Node {
             .find(|(sample, _)| *sample == name)
             .and_then(|(_, value)| value.parse().ok())
     }
+}
+
+/// The flags of a node listening on `bind`, advertising `advertise_url`, with the tests' secret
+/// and `lease`.
+pub fn node_args(bind: SocketAddr, advertise_url: &str, lease: Lease) -> Vec<String> {
+    [
+        "--bind",
+        &bind.to_string(),
+        "--advertise-url",
+        advertise_url,
+        "--cluster-secret",
+        SECRET,
+        "--lease-ttl-ms",
+        &lease.ttl_ms.to_string(),
+        "--lease-renew-ms",
+        &lease.renew_ms.to_string(),
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// `khanate serve` with `args` and `env`, which must refuse to start (exit with an error before
+/// it says it listens); returns its stderr.
+pub fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_khanate"))
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .args(args)
+        .env_remove("KHANATE_ADVERTISE_URL")
+        .env_remove("KHANATE_CLUSTER_SECRET")
+        .envs(env.iter().copied())
+        .output()
+        .expect("the khanate binary runs");
+    assert!(!output.status.success(), "started: {output:?}");
+    assert!(output.stdout.is_empty(), "it listened: {output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// A fresh database, `n` nodes on it and nginx in front of them.
@@ -192,15 +215,13 @@ impl Cluster {
 
 /// `docs/deploy/nginx-cluster.conf` made runnable by a test, with exactly these changes:
 ///
-/// - `listen 443 ssl;` → `listen <addr>;` and `listen 80;` → `listen <redirect_addr>;` (plain
-///   HTTP: the test has no certificate); the `listen [::]:...` lines and every `ssl_*` directive
-///   dropped;
+/// - plain HTTP on `addr` and `redirect_addr` ([`super::nginx::plain_http`]);
 /// - the upstream's `server 127.0.0.1:8081 ...;` lines: the first `nodes.len()` get the nodes'
 ///   addresses (the rest of each line as shipped), the others are dropped;
 /// - `proxy_pass http://khanate_nodes;` followed by `proxy_bind 127.0.0.3;`.
 ///
 /// Every other line runs as shipped (see [`super::nginx::derive`]).
-fn derive_config(
+pub fn derive_config(
     shipped: &str,
     addr: SocketAddr,
     redirect_addr: SocketAddr,
@@ -217,20 +238,14 @@ fn derive_config(
         "{SHIPPED}: the upstream lists three nodes"
     );
     assert!(nodes.len() <= servers.len(), "at most three nodes");
-    let mut changes = vec![
-        Change::once("listen 443 ssl;", &[format!("listen {addr};")]),
-        Change::once("listen [::]:443 ssl;", &[]),
-        Change::drop_all("ssl_", 2),
-        Change::once("listen 80;", &[format!("listen {redirect_addr};")]),
-        Change::once("listen [::]:80;", &[]),
-        Change::once(
-            "proxy_pass http://khanate_nodes;",
-            &[
-                "proxy_pass http://khanate_nodes;".to_owned(),
-                format!("proxy_bind {PROXY_IP};"),
-            ],
-        ),
-    ];
+    let mut changes = super::nginx::plain_http(addr, redirect_addr);
+    changes.push(Change::once(
+        "proxy_pass http://khanate_nodes;",
+        &[
+            "proxy_pass http://khanate_nodes;".to_owned(),
+            format!("proxy_bind {PROXY_IP};"),
+        ],
+    ));
     for (i, line) in servers.iter().enumerate() {
         let to = nodes.get(i).map(|node| {
             let (_, rest) = line

@@ -80,6 +80,39 @@ impl Change {
     }
 }
 
+/// The changes every shipped file needs to run in a test: plain HTTP on `addr` instead of 443 with
+/// TLS (every `ssl_*` directive dropped: they name certificate files that do not exist here), the
+/// redirect on `redirect_addr` instead of 80, the same for the default server's
+/// `... default_server;` lines, the `listen [::]:...` lines dropped, and
+/// `server_name games.example.org;` → `server_name games.example.org 127.0.0.2;` (tests' clients
+/// name nginx by its address, which the default server would refuse).
+pub fn plain_http(addr: SocketAddr, redirect_addr: SocketAddr) -> Vec<Change> {
+    vec![
+        Change::once("listen 443 ssl;", &[format!("listen {addr};")]),
+        Change::once("listen [::]:443 ssl;", &[]),
+        Change::once(
+            "listen 443 ssl default_server;",
+            &[format!("listen {addr} default_server;")],
+        ),
+        Change::once("listen [::]:443 ssl default_server;", &[]),
+        Change::drop_all("ssl_", 2),
+        Change::once("listen 80;", &[format!("listen {redirect_addr};")]),
+        Change::once("listen [::]:80;", &[]),
+        Change::once(
+            "listen 80 default_server;",
+            &[format!("listen {redirect_addr} default_server;")],
+        ),
+        Change::once("listen [::]:80 default_server;", &[]),
+        Change {
+            line: "server_name games.example.org;".to_owned(),
+            prefix: false,
+            to: vec![format!("server_name games.example.org {};", addr.ip())],
+            at_least: 2,
+            at_most: 2,
+        },
+    ]
+}
+
 /// The shipped file `shipped` (its text; `name` for messages) with exactly `changes` applied, line
 /// by line, each marked by a comment naming `by` (the test file). Every other line is kept as
 /// shipped. Each change must apply as often as expected, so an edit of the shipped file that the
@@ -300,4 +333,117 @@ impl Drop for Nginx {
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A stand-in upstream that records what reaches it: the head (request line and headers) of each
+/// request, answering every one `200` `{}` and closing. For tests of what a proxy passes on.
+pub struct Capture {
+    pub addr: SocketAddr,
+    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Capture {
+    /// Listens on 127.0.0.1 (a free port) until dropped.
+    pub async fn start() -> Capture {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let addr = listener.local_addr().unwrap();
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = heads.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut tcp, _)) = listener.accept().await {
+                let seen = seen.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match tcp.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    seen.lock()
+                        .unwrap()
+                        .push(String::from_utf8_lossy(&head).into_owned());
+                    let _ = tcp
+                        .write_all(
+                            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                              content-length: 2\r\nconnection: close\r\n\r\n{}",
+                        )
+                        .await;
+                });
+            }
+        });
+        Capture { addr, heads, task }
+    }
+
+    /// The heads received so far, in order.
+    pub fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Sends, through the nginx at `nginx` with `Host: host`, a GET, a POST and a WebSocket upgrade,
+/// each carrying every header of `extra`: whether nginx answered each (a refused host gets no
+/// answer at all).
+pub async fn send_with_headers(nginx: SocketAddr, host: &str, extra: &[(&str, &str)]) -> Vec<bool> {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut answered = Vec::new();
+    for (method, path, upgrade) in [
+        (reqwest::Method::GET, "/api/whoami", false),
+        (reqwest::Method::POST, "/api/rooms/ABCDEF/join", false),
+        (reqwest::Method::GET, "/ws?room=ABCDEF", true),
+    ] {
+        let mut request = client
+            .request(method, format!("http://{nginx}{path}"))
+            .header("host", host);
+        if upgrade {
+            request = request
+                .header("connection", "upgrade")
+                .header("upgrade", "websocket")
+                .header("sec-websocket-version", "13")
+                .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==");
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        answered.push(request.send().await.is_ok());
+    }
+    answered
+}
+
+/// Through `nginx` (in front of `capture` alone): a client's peer headers, in any case, never
+/// reach the upstream while the request itself does, with nginx's `X-Forwarded-For`; a request
+/// naming a host other than the shipped `games.example.org` gets no answer and reaches nothing.
+pub async fn assert_peer_headers_never_pass(nginx: &Nginx, capture: &Capture) {
+    let forged = [
+        ("X-Khanate-Cluster-Secret", "a guess at the cluster secret"),
+        ("x-khanate-client", "9.9.9.9"),
+        ("X-KHANATE-CLIENT", "8.8.8.8"),
+    ];
+    let answered = send_with_headers(nginx.addr, "games.example.org", &forged).await;
+    assert_eq!(answered, [true, true, true], "{}", nginx.logs());
+    let heads = capture.heads();
+    assert_eq!(heads.len(), 3, "{heads:#?}");
+    for head in &heads {
+        let head = head.to_ascii_lowercase();
+        assert!(!head.contains("x-khanate-"), "a peer header passed:\n{head}");
+        assert!(!head.contains("9.9.9.9") && !head.contains("8.8.8.8"), "{head}");
+        assert!(head.contains("\r\nx-forwarded-for: "), "{head}");
+    }
+    let answered = send_with_headers(nginx.addr, "evil.example", &forged).await;
+    assert_eq!(answered, [false, false, false], "an unknown host is refused");
+    assert_eq!(capture.heads().len(), 3, "nothing reached the upstream");
 }

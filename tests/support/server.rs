@@ -90,8 +90,10 @@ impl Process {
     /// under `wrapper` (a command and its arguments, e.g. `prlimit --nofile=600`) when not empty.
     pub fn start_with(database_url: &str, extra: &[&str], wrapper: &[&str]) -> Process {
         // The limits of the in-process test servers: tests play much faster than people.
-        let limits = Config::for_tests(database_url).limits;
+        let tests = Config::for_tests(database_url);
+        let limits = tests.limits;
         let defaults = [
+            ("--silence-limit-ms", tests.silence_limit_ms.to_string()),
             (
                 "--commands-per-second",
                 limits.commands_per_second.to_string(),

@@ -142,6 +142,30 @@ impl Client {
         }
     }
 
+    /// The next text frame as JSON, what ended the stream, or `None` when nothing came within
+    /// `wait` (frames kept by `next_of` come first).
+    pub async fn next_within(&mut self, wait: Duration) -> Option<Result<Value, End>> {
+        if !self.pending.is_empty() {
+            return Some(Ok(self.pending.remove(0)));
+        }
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let message = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .ok()?;
+            return Some(match message {
+                Some(Ok(Message::Text(text))) => {
+                    Ok(serde_json::from_str(&text).expect("server frames are JSON"))
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    Err(End::Closed(frame.map(|f: CloseFrame| f.code.into())))
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => Err(End::Closed(None)),
+            });
+        }
+    }
+
     /// The next text frame; panics if the socket closed.
     pub async fn recv(&mut self) -> Value {
         self.next().await.expect("a text frame")

@@ -14,6 +14,7 @@
 //   socket.state        'connecting' | 'online' | 'offline'
 //   socket.failure      null, or {code} once it gave up (the hello's error code, or the close code)
 //   socket.retryAt      while offline and not given up: when the next attempt starts (ms epoch)
+//   socket.lagMs        the round trip of its pings in ms (a decaying average), null before the first pong
 //   await socket.send('move', { move: 'e3e4', v: 3 })   resolves with the ack's d, rejects with
 //                                                       an Error carrying the reject's code
 //   socket.close()
@@ -51,13 +52,15 @@ const GIVE_UP = new Map([
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 15_000;
 // The browser answers the server's pings itself but never tells the page when they stop, so the
-// page pings too, to notice a connection that died silently (a phone that slept, a lost network).
-// A connection is dead when, at a tick, nothing at all has arrived since the ping sent at an
-// earlier tick and that ping is older than ANSWER_WITHIN_MS. Never judged by the time since the
-// last frame alone: a background tab's timers may run once a minute (Chrome's throttling), so a
-// tick can come long after the previous one on a healthy, quiet connection.
-const PING_EVERY_MS = 15_000;
-const ANSWER_WITHIN_MS = 10_000;
+// page pings too (the protocol's heartbeat, docs/protocol.md "Heartbeat"), to notice within about
+// three seconds a connection that died silently or a server that froze (a phone that slept, a
+// lost network, a stalled node). A connection is dead when, at a tick, nothing at all has arrived
+// since the first ping sent after the last frame and that ping is older than ANSWER_WITHIN_MS. Never
+// judged by the time since the last frame alone: a background tab's timers may run once a minute
+// (Chrome's throttling), so a tick can come long after the previous one on a healthy, quiet
+// connection. Each pong also measures the round trip (`socket.lagMs`).
+const PING_EVERY_MS = 1_000;
+const ANSWER_WITHIN_MS = 3_000;
 
 // Client ids must never repeat for a seat (the server keeps a room's acks by cid for its whole
 // life), so each page load draws its own prefix.
@@ -93,11 +96,14 @@ export class RoomSocket {
     this.heartbeat = undefined;
     /** @type {string | null} the code of the hello's `error` frame, if one came */
     this.error = null;
-    // When the last ping went out (ms epoch; null: none yet on this connection), and whether any
-    // frame arrived after it.
+    // When the first ping unanswered went out (ms epoch; null: every ping so far was followed by
+    // a frame), and when the last ping went out (null: answered, or none yet).
+    /** @type {number | null} */
+    this.unansweredSince = null;
     /** @type {number | null} */
     this.pingAt = null;
-    this.heardSincePing = false;
+    /** @type {number | null} the round trip in ms, a decaying average of the pongs' (null: none yet) */
+    this.lagMs = null;
     this.closing = false;
     // Back on the network: no reason to wait out the backoff.
     this.wake = () => {
@@ -132,7 +138,7 @@ export class RoomSocket {
 
   /** @param {ServerFrame} frame */
   receive(frame) {
-    this.heardSincePing = true;
+    this.unansweredSince = null;
     switch (frame.t) {
       case 'welcome':
         this.attempts = 0;
@@ -154,6 +160,11 @@ export class RoomSocket {
         this.error = frame.d.code;
         return;
       case 'pong':
+        if (this.pingAt !== null) {
+          const sample = Date.now() - this.pingAt;
+          this.lagMs = this.lagMs === null ? sample : Math.round(this.lagMs + (sample - this.lagMs) / 4);
+          this.pingAt = null;
+        }
         return;
       case 'snapshot':
         this.lastV = frame.v ?? null;
@@ -240,13 +251,15 @@ export class RoomSocket {
   startHeartbeat() {
     this.stopHeartbeat();
     this.pingAt = null;
+    this.unansweredSince = null;
+    this.lagMs = null;
     this.heartbeat = setInterval(() => this.beat(), PING_EVERY_MS);
   }
 
   // One heartbeat tick: give up on a connection that left our last ping unanswered, else ping.
   beat() {
     const now = Date.now();
-    if (this.pingAt !== null && !this.heardSincePing && now - this.pingAt > ANSWER_WITHIN_MS) {
+    if (this.unansweredSince !== null && now - this.unansweredSince > ANSWER_WITHIN_MS) {
       const ws = this.ws;
       this.ws = null;
       ws?.close();
@@ -255,7 +268,7 @@ export class RoomSocket {
     }
     this.ws?.send(JSON.stringify({ t: 'ping' }));
     this.pingAt = now;
-    this.heardSincePing = false;
+    this.unansweredSince ??= now;
   }
 
   stopHeartbeat() {

@@ -7,7 +7,11 @@
 //! person's socket. A stale answer needs nothing: the events that made it stale follow. Draw
 //! offers are declined and rematch offers accepted (the rematch room keeps its bot); takeback
 //! offers the room accepts for its bots itself, and a `taken_back` is followed by replaying the
-//! driver's copy without the moves taken back. The task
+//! driver's copy without the moves taken back. While a takeback offer its seat accepted is open
+//! (in three-player Khan-Tsin, waiting for a person's answer) the bot holds its move: a move
+//! would close the offer it agreed to. Each search's seed comes from the room, the seat and the
+//! position version ([`search_seed`]): repeatable per room, and a position seen again after a
+//! takeback (a new version) gets a new one, so a takeback does not replay the bot's choice. The task
 //! ends when the room closes its connection: either the room task stopped (a new task starts a new
 //! driver) or the room dropped the connection for a full queue (the room starts a new driver at
 //! once).
@@ -85,7 +89,8 @@ async fn play(
     loop {
         match view.on_move().filter(|v| sent_for != Some(*v)) {
             Some(v) if thinking.as_ref().map(|(at, _)| *at) != Some(v) => {
-                let (game, seed, cap) = (view.game.clone(), rand::random(), view.clock_cap());
+                let seed = search_seed(handle.id, seat, v);
+                let (game, cap) = (view.game.clone(), view.clock_cap());
                 let pool = pool.clone();
                 let search = async move { pool.think(game, level, seed, cap).await };
                 thinking = Some((v, Box::pin(search)));
@@ -142,6 +147,23 @@ fn cid_of(command: &Command) -> String {
     }
 }
 
+/// The seed of the search that answers position version `v` for `seat` of room `room`: the same
+/// for the same room, seat and version (a driver reconnecting, or a room restored, searches the
+/// same way), and another one at every other version: a position back on the board after a
+/// takeback comes at a new version, so the bot does not pick the same random move again and again
+/// as a player takes back and replays. The room id's halves and the version are spread over the
+/// 64 bits with SplitMix64's finalizer (the engines seed their own generators from it).
+pub(in crate::room) fn search_seed(room: uuid::Uuid, seat: Seat, v: i64) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let (high, low) = room.as_u64_pair();
+    let version = u64::from_ne_bytes(v.to_ne_bytes());
+    mix(high ^ mix(low ^ mix(version ^ (u64::from(seat) << 56))))
+}
+
 /// The driver's copy of the game no longer matches an event of the room's.
 struct Astray;
 
@@ -171,6 +193,8 @@ struct View {
     increment_ms: u64,
     /// This seat's remaining time at the last event that carried the clocks.
     remaining_ms: Option<u64>,
+    /// The open takeback offers this seat accepted: the bot holds its move while there is one.
+    accepted_takebacks: Vec<u64>,
 }
 
 impl View {
@@ -185,12 +209,24 @@ impl View {
             playing: connected.playing,
             increment_ms: 0,
             remaining_ms: None,
+            accepted_takebacks: Vec::new(),
         }
     }
 
-    /// The position version to answer, when this seat is on move.
+    /// The position version to answer, when this seat is on move and no takeback it accepted is
+    /// open.
     fn on_move(&self) -> Option<i64> {
-        (self.playing && self.game.to_move() == Some(self.seat)).then_some(self.position_version)
+        (self.playing
+            && self.game.to_move() == Some(self.seat)
+            && self.accepted_takebacks.is_empty())
+        .then_some(self.position_version)
+    }
+
+    /// Keeps track of the takeback offers this seat accepted (the room accepts for it).
+    fn note_offer(&mut self, offer: &OfferInfo) {
+        if offer.kind == OfferKind::Takeback && offer.accepted.contains(&self.seat) {
+            self.accepted_takebacks.push(offer.id);
+        }
     }
 
     /// In a timed room, the most a search may take: a twentieth of the bot's remaining time plus
@@ -214,6 +250,10 @@ impl View {
                 if let Some(clock) = &snapshot.clock {
                     self.increment_ms = u64::from(clock.increment_s) * 1000;
                     self.read_clock(&clock.remaining_ms);
+                }
+                self.accepted_takebacks.clear();
+                for offer in &snapshot.offers {
+                    self.note_offer(offer);
                 }
                 return Ok(snapshot
                     .offers
@@ -274,16 +314,21 @@ impl View {
                 ..
             } => {
                 self.read_event_clock(clock.as_ref());
+                self.accepted_takebacks.clear();
                 let replayed = self.take_back(plies);
                 self.after_change(replayed, &position, v)?;
             }
             Event::GameOver { clock, .. } => {
                 self.read_event_clock(clock.as_ref());
+                self.accepted_takebacks.clear();
                 self.playing = false;
             }
-            Event::Offer(offer) => return Ok(self.answer_offer(&offer).into_iter().collect()),
+            Event::Offer(offer) => {
+                self.note_offer(&offer);
+                return Ok(self.answer_offer(&offer).into_iter().collect());
+            }
+            Event::OfferDeclined { id, .. } => self.accepted_takebacks.retain(|open| *open != id),
             Event::SeatTaken { .. }
-            | Event::OfferDeclined { .. }
             | Event::OfferAccepted { .. }
             | Event::Skipped { .. }
             | Event::Rematch(_)
@@ -426,6 +471,62 @@ mod tests {
         assert_eq!(view.answer_offer(&open("draw", 1)), None);
         let accepted = offer(json!({"id": 5, "kind": "rematch", "by": 0, "accepted": [1]}));
         assert_eq!(view.answer_offer(&accepted), None);
+    }
+
+    #[test]
+    fn the_bot_holds_its_move_while_a_takeback_it_accepted_is_open() {
+        let mut view = View::new(1, &connected(GameKind::KhanTsin, true));
+        let mut game = view.game.clone();
+        let mv = game.legal_moves()[0].clone();
+        game.play(&mv).unwrap();
+        let d = json!({"seat": 0, "move": mv, "display": mv, "position": game.position(),
+                       "to_move": 1});
+        assert!(view.read(&frame("moved", 4, d)).is_ok());
+        assert_eq!(view.on_move(), Some(4));
+        // Seat 0 asks to take back and the room accepted for the bot: until the `taken_back` that
+        // follows (with three players: until the last person answers) the bot holds its move.
+        let takeback = json!({"id": 3, "kind": "takeback", "by": 0, "accepted": [1], "plies": 1});
+        assert!(view.read(&frame("offer", 5, takeback)).is_ok());
+        assert_eq!(view.on_move(), None, "a move would close the offer");
+        let declined = json!({"id": 3, "by": 0});
+        assert!(view.read(&frame("offer_declined", 6, declined)).is_ok());
+        assert_eq!(view.on_move(), Some(4));
+        // Someone else's offer the bot has not accepted holds nothing.
+        let draw = json!({"id": 4, "kind": "draw", "by": 0, "accepted": []});
+        assert!(view.read(&frame("offer", 7, draw)).is_ok());
+        assert_eq!(view.on_move(), Some(4));
+    }
+
+    #[test]
+    fn a_seed_is_the_rooms_and_a_position_seen_again_gets_another() {
+        let room = uuid::Uuid::from_u128(0x6f1d_2a0e_5b7c_4e8a_9d3f_2c1b_0a9e_8d7c);
+        let other = uuid::Uuid::from_u128(0x6f1d_2a0e_5b7c_4e8a_9d3f_2c1b_0a9e_8d7d);
+        assert_eq!(search_seed(room, 1, 4), search_seed(room, 1, 4));
+        let seeds = [
+            search_seed(room, 1, 4),
+            search_seed(room, 1, 7),
+            search_seed(room, 0, 4),
+            search_seed(other, 1, 4),
+        ];
+        for (i, a) in seeds.iter().enumerate() {
+            for b in &seeds[i + 1..] {
+                assert_ne!(a, b, "{seeds:?}");
+            }
+        }
+        // Level 1's random move from the same position at the versions before and after a
+        // takeback brought it back: over a few takebacks, not always the same move.
+        let game = AnyGame::new(GameKind::OukChatrang, &GameOptions::default()).unwrap();
+        let limits = |v| {
+            crate::bot::Limits::from_now(
+                crate::bot::Level::new(1).unwrap(),
+                Duration::from_secs(1),
+                search_seed(room, 0, v),
+            )
+        };
+        let chosen: std::collections::BTreeSet<_> = (0..8)
+            .map(|k| crate::bot::choose_move(&game, &limits(3 + 2 * k)))
+            .collect();
+        assert!(chosen.len() > 1, "{chosen:?}");
     }
 
     #[test]

@@ -4,18 +4,18 @@
 use super::{Decision, Refusal, RoomState};
 use crate::protocol::{ChatChannel, Code, Event};
 use crate::rules::Seat;
-use crate::text::{is_bidi_control, is_bidi_mark, is_invisible};
+use crate::text::{is_default_ignorable, is_invisible};
 
 /// The longest chat message, in characters after trimming.
 pub const MAX_CHAT_CHARS: usize = 300;
 
 /// A chat message's text as stored and sent: line breaks and tabs become spaces; other control
-/// characters, the bidirectional overrides and isolates (which could reverse the text around the
-/// message) and the bidirectional marks (U+200E, U+200F, U+061C) are removed; blanks and invisible
-/// characters are trimmed from both ends (inside, a zero-width joiner still joins an emoji
-/// sequence and a zero-width space still marks a Khmer word break). `bad_message` when nothing
-/// visible is left (an empty message, or only invisible characters such as U+200B or U+3164) or
-/// when it is longer than [`MAX_CHAT_CHARS`].
+/// characters and every default-ignorable character (Unicode's Default_Ignorable_Code_Point,
+/// [`is_default_ignorable`]: zero-width spaces and joiners, the bidirectional marks, embeddings,
+/// overrides and isolates, variation selectors, Hangul fillers, tags, ...) are removed, wherever
+/// they are (so an emoji sequence's joiner goes too: its emoji stay, side by side); blanks are
+/// trimmed from both ends. `bad_message` when nothing visible is left (an empty message, or only
+/// invisible characters such as U+202E U+200F) or when it is longer than [`MAX_CHAT_CHARS`].
 pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
     let cleaned: String = text
         .chars()
@@ -26,7 +26,7 @@ pub fn clean_chat_text(text: &str) -> Result<String, Refusal> {
                 c
             }
         })
-        .filter(|&c| !c.is_control() && !is_bidi_control(c) && !is_bidi_mark(c))
+        .filter(|&c| !c.is_control() && !is_default_ignorable(c))
         .collect();
     let text = cleaned.trim_matches(is_invisible);
     if text.is_empty() {
@@ -184,6 +184,12 @@ mod tests {
             "\u{3164}\u{115F}",
             "\u{2800}",
             "\u{061C}\u{2066}\u{2069}",
+            // Default-ignorable, and once kept: tags, Khmer's inherent vowels, a Mongolian
+            // selector, shorthand format controls, musical formatting, variation selectors.
+            "\u{E0041}\u{E007F}",
+            "\u{17B4}\u{17B5}",
+            "\u{180B}\u{1BCA0}\u{1D173}",
+            "\u{FE0F}\u{E0100}",
         ] {
             let refused = clean_chat_text(text).unwrap_err();
             assert_eq!(refused.code, Code::BadMessage, "{text:?}");
@@ -195,18 +201,22 @@ mod tests {
     }
 
     #[test]
-    fn bidirectional_marks_go_and_joiners_stay_only_inside_the_text() {
+    fn every_default_ignorable_goes_wherever_it_is() {
         assert_eq!(
             clean_chat_text("\u{200F}gg\u{200E} wp\u{061C}").unwrap(),
             "gg wp"
         );
         assert_eq!(
             clean_chat_text("\u{200D}👩\u{200D}👧\u{200D}").unwrap(),
-            "👩\u{200D}👧"
+            "👩👧"
         );
         assert_eq!(
             clean_chat_text("\u{200B}សួស្តី\u{200B}ពិភពលោក\u{200B}").unwrap(),
-            "សួស្តី\u{200B}ពិភពលោក"
+            "សួស្តីពិភពលោក"
+        );
+        assert_eq!(
+            clean_chat_text("g\u{E0041}g\u{FE0F} \u{2061}w\u{00AD}p\u{3164}").unwrap(),
+            "gg wp"
         );
     }
 }

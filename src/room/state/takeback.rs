@@ -15,8 +15,12 @@
 //! (a resignation or a flag stands), and while another offer is open (one offer at a time, so a
 //! takeback never sits under a draw offer's accept button). Limits, counted in the offerer's own
 //! moves (the state has no clock, and a restart must rebuild them): one takeback offer per own
-//! move, and after its k-th declined takeback offer a seat waits k more of its own moves. A move
-//! by anyone closes an open takeback offer (by the offerer: withdrawn; by another: declined).
+//! move, and after its k-th declined takeback offer a seat waits k more of its own moves. They
+//! keep an offer from being put to a person again and again; an accepted offer frees its seat
+//! to offer again at once, so where the answer is the offerer's own (the computer accepts at
+//! once; a pass-and-play page answers for its other seats) a takeback is an undo, move after
+//! move, and nothing is declined. A move by anyone closes an open takeback offer (by the
+//! offerer: withdrawn; by another: declined). An accept is for the ply its offer was made at.
 
 use super::{Refusal, RoomState};
 use crate::protocol::{Code, Event, OfferInfo, OfferKind};
@@ -29,6 +33,9 @@ pub(super) struct TakebackLimits {
     moves_played: u64,
     /// `moves_played` when the seat last offered a takeback (one offer per own move).
     offered_at: Option<u64>,
+    /// The room's ply (moves in the line of play) when the seat last offered a takeback: its
+    /// open offer stands for that ply only.
+    offered_at_ply: usize,
     /// How many of the seat's takeback offers another seat declined (a move counts).
     declined: u64,
     /// The seat may offer again once `moves_played` reaches this.
@@ -113,10 +120,32 @@ impl RoomState {
         if !everyone {
             return Ok(vec![Event::OfferAccepted { id, by: seat }]);
         }
-        // An open takeback offer still means what it said: a move or a departure would have
-        // closed it.
-        let plies = self.takeback_plies(offer.by)?;
+        let plies = self.standing_plies(offer)?;
         Ok(vec![self.taken_back(plies)?])
+    }
+
+    /// The plies open takeback `offer` takes back, when it still stands for the room's current
+    /// ply: the line of play must not have changed since it was made (a move closes the offer as
+    /// it is played, but the accept names an offer of a line of play, and is checked against it).
+    /// `no_such_offer` otherwise: nothing changes.
+    fn standing_plies(&self, offer: &OfferInfo) -> Result<u32, Refusal> {
+        let at = self
+            .takeback_limits
+            .get(usize::from(offer.by))
+            .map(|limits| limits.offered_at_ply);
+        let now = self.moves.len();
+        let plies = self.takeback_plies(offer.by)?;
+        if at != Some(now) || offer.plies != Some(plies) {
+            return Err(Refusal::new(
+                Code::NoSuchOffer,
+                format!(
+                    "takeback offer {} was made at ply {}, the game is at ply {now}: it no longer stands",
+                    offer.id,
+                    at.unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(plies)
     }
 
     /// How many plies a takeback by `seat` takes back: its last move and the moves after it.
@@ -194,8 +223,8 @@ impl RoomState {
 
     /// Takes back the last `plies` moves: the game replayed without them must give `position`
     /// (the event's), or the log is not this room's. Every open offer closes (only the takeback
-    /// offer can be open), and a draw offer counted against a position no longer played is
-    /// forgotten.
+    /// offer can be open; its seat may offer again at once), and a draw offer counted against a
+    /// position no longer played is forgotten.
     pub(super) fn apply_taken_back(&mut self, plies: u32, position: &str) -> Result<(), String> {
         let keep = self
             .moves
@@ -212,6 +241,13 @@ impl RoomState {
         }
         self.game = game;
         self.moves.truncate(keep);
+        // An accepted offer was no spam: its seat may ask again at once (an undo of move after
+        // move, against the computer or at a pass-and-play table, where the answer is immediate).
+        for offer in self.offers.iter().filter(|o| o.kind == OfferKind::Takeback) {
+            if let Some(limits) = self.takeback_limits.get_mut(usize::from(offer.by)) {
+                limits.offered_at = None;
+            }
+        }
         self.offers.clear();
         for at in &mut self.draw_offered_at {
             if at.is_some_and(|at| at > keep) {
@@ -230,8 +266,10 @@ impl RoomState {
 
     /// Counts a takeback offer of `seat` towards its limits.
     pub(super) fn count_takeback_offer(&mut self, seat: Seat) {
+        let ply = self.moves.len();
         if let Some(limits) = self.takeback_limits.get_mut(usize::from(seat)) {
             limits.offered_at = Some(limits.moves_played);
+            limits.offered_at_ply = ply;
         }
     }
 
@@ -424,6 +462,66 @@ mod tests {
         );
         play(&mut room, "d2b1 b8d7");
         assert!(decide_events(&room, 0, &Command::OfferTakeback).is_ok());
+    }
+
+    #[test]
+    fn an_accept_after_the_line_of_play_changed_is_refused_and_changes_nothing() {
+        let mut room = ouk_chatrang();
+        play(&mut room, "e3e4 d6d5");
+        command(&mut room, 1, &Command::OfferTakeback);
+        // A move arrives between the offer and the accept, and the offer is still open (a log
+        // written before a move closed it): the offer was for the line before that move.
+        let v = room.version + 1;
+        let moved = decide_events(
+            &room,
+            0,
+            &Command::Move {
+                mv: "e4d5".into(),
+                v: room.version,
+            },
+        )
+        .unwrap()
+        .remove(0);
+        room.apply(v, &moved, Utc::now()).unwrap();
+        assert_eq!(room.offers.len(), 1);
+        let before = room.clone();
+        let refusal = decide_events(&room, 0, &Command::Accept { offer: 1 }).unwrap_err();
+        assert_eq!(
+            (refusal.code, refusal.message.as_str()),
+            (
+                Code::NoSuchOffer,
+                "takeback offer 1 was made at ply 2, the game is at ply 3: it no longer stands"
+            )
+        );
+        assert_eq!(format!("{room:?}"), format!("{before:?}"));
+    }
+
+    #[test]
+    fn an_accept_names_the_offer_it_saw_and_no_other() {
+        let mut room = ouk_chatrang();
+        play(&mut room, "e3e4 d6d5");
+        // White's takeback offer is replaced by a draw offer as Black clicks accept on it.
+        command(&mut room, 0, &Command::OfferTakeback);
+        command(&mut room, 0, &Command::Decline { offer: 1 });
+        command(&mut room, 0, &Command::OfferDraw);
+        assert_eq!(
+            refused(&room, 1, &Command::Accept { offer: 1 }),
+            Code::NoSuchOffer
+        );
+        assert_eq!(room.offers[0].kind, OfferKind::Draw);
+        // And the other way round; a second offer of a kind before the next move is refused.
+        command(&mut room, 0, &Command::Decline { offer: 2 });
+        assert_eq!(refused(&room, 0, &Command::OfferDraw), Code::RateLimited);
+        assert_eq!(
+            refused(&room, 0, &Command::OfferTakeback),
+            Code::RateLimited
+        );
+        assert_eq!(
+            refused(&room, 1, &Command::Accept { offer: 2 }),
+            Code::NoSuchOffer
+        );
+        assert!(room.offers.is_empty());
+        assert_eq!(room.moves.len(), 2);
     }
 
     #[test]
@@ -642,6 +740,36 @@ mod tests {
         assert_eq!(
             room.game.position(),
             fresh(GameKind::Khan, None, "").game.position()
+        );
+    }
+
+    #[test]
+    fn against_the_computer_or_at_one_table_a_takeback_is_an_undo_move_after_move() {
+        let mut room = two_player_room(GameKind::OukChatrang, None, json!({}));
+        room.seats[1].bot = Some(Level::new(1).unwrap());
+        play(&mut room, "e3e4 d6d5 b1d2 b8d7 d2b1");
+        // Each offer is accepted as it is made; the next one takes back the move before.
+        for left in [4, 2, 0] {
+            let events = command(&mut room, 0, &Command::OfferTakeback);
+            assert!(matches!(events[1], Event::TakenBack { .. }), "{events:?}");
+            assert_eq!(room.moves.len(), left);
+        }
+        // A pass-and-play table: the page answers for the other seat at once.
+        let mut table = ouk_chatrang();
+        play(&mut table, "e3e4 d6d5 b1d2 b8d7");
+        for (id, left) in [(1, 2), (2, 0)] {
+            command(&mut table, 0, &Command::OfferTakeback);
+            command(&mut table, 1, &Command::Accept { offer: id });
+            assert_eq!(table.moves.len(), left);
+        }
+        // An offer a person declined still counts.
+        play(&mut table, "e3e4 d6d5");
+        command(&mut table, 0, &Command::OfferTakeback);
+        command(&mut table, 1, &Command::Decline { offer: 3 });
+        let waiting = decide_events(&table, 0, &Command::OfferTakeback).unwrap_err();
+        assert_eq!(
+            waiting.message,
+            "one takeback offer per move: make a move before offering again"
         );
     }
 

@@ -73,13 +73,32 @@ fn interval(ttl: Duration) -> String {
 }
 
 impl PgStore {
-    /// Adds this node's row with a lease of `ttl` from the database's `now()`.
+    /// Adds this node's row with a lease of `ttl` from the database's `now()`, unless another
+    /// node with a live lease advertises the same URL: then `Ok(false)` and nothing is written.
+    /// Two nodes joining with one URL at once are serialized by an advisory lock on the URL, so
+    /// at most one of them gets in.
     pub async fn register_node(
         &self,
         node: Uuid,
         advertise_url: &str,
         ttl: Duration,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtext('khanate node ' || $1))")
+            .bind(advertise_url)
+            .execute(&mut *tx)
+            .await?;
+        // A statement of its own after the lock: its snapshot sees a rival's committed row.
+        let taken: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM nodes \
+             WHERE advertise_url = $1 AND lease_expires_at > now())",
+        )
+        .bind(advertise_url)
+        .fetch_one(&mut *tx)
+        .await?;
+        if taken {
+            return Ok(false);
+        }
         sqlx::query(
             "INSERT INTO nodes (id, advertise_url, lease_expires_at) \
              VALUES ($1, $2, now() + $3::interval)",
@@ -87,9 +106,25 @@ impl PgStore {
         .bind(node)
         .bind(advertise_url)
         .bind(interval(ttl))
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        Ok(())
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The cluster's secret verifier (see migration `0011_cluster_trust.sql`): the stored one,
+    /// or `verifier` itself when none was stored yet (it is stored then, by this call).
+    pub async fn secret_verifier(&self, verifier: &[u8]) -> Result<Vec<u8>, StoreError> {
+        sqlx::query("INSERT INTO cluster_trust (secret_verifier) VALUES ($1) ON CONFLICT DO NOTHING")
+            .bind(verifier)
+            .execute(&self.pool)
+            .await?;
+        // A second statement: it sees a row a rival inserted since the first one's snapshot.
+        Ok(
+            sqlx::query_scalar("SELECT secret_verifier FROM cluster_trust")
+                .fetch_one(&self.pool)
+                .await?,
+        )
     }
 
     /// Extends this node's lease to `ttl` from the database's `now()`. Errors: the database

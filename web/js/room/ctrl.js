@@ -473,12 +473,14 @@ export class RoomCtrl {
   }
 
   /**
-   * Accepts the open offer of `kind` for the seat here that can.
+   * Accepts offer `id` (the one the accept button showed; null: nothing) for the seat here that
+   * can, while it is still the open offer of `kind`; the server judges it again.
    * @param {OfferKind} kind
+   * @param {number | null} id
    */
-  accept(kind) {
+  accept(kind, id) {
     const open = this.openOffer(kind);
-    if (open && open.answerer !== null) this.command(open.answerer, 'accept', { offer: open.offer.id }, kind);
+    if (open && open.answerer !== null && open.offer.id === id) this.command(open.answerer, 'accept', { offer: id }, kind);
   }
 
   /**

@@ -5,8 +5,9 @@
 import { t, colorName } from '../../i18n.js';
 import { gameUrl, roomUrl } from '../../api.js';
 import { abandonClaim, repetitionPossible } from '../state.js';
-import { $, $link, $select } from '../../dom.js';
+import { $, $button, $link, $select } from '../../dom.js';
 import { renderTakeback } from './takeback.js';
+import { showAccept } from './accept.js';
 
 /** @typedef {import('../ctrl.js').RoomCtrl} RoomCtrl */
 /** @typedef {import('../../protocol.js').Seat} Seat */
@@ -38,7 +39,7 @@ export function renderControls(ctrl) {
   show('#resign', acting);
   // One offer at a time: no draw offer while a takeback request is open (the server refuses it).
   show('#offer-draw', acting && !open && !state.offers.some((o) => o.kind === 'takeback'));
-  show('#accept-draw', Boolean(open && open.answerer !== null));
+  showAccept($button('#accept-draw'), open);
   const canWithdraw = Boolean(open && open.answerer === null && open.ours);
   show('#decline-draw', Boolean(open && (open.answerer !== null || canWithdraw)));
   setText($('#decline-draw'), t(canWithdraw ? 'room.withdraw_draw' : 'room.decline_draw'));
@@ -56,7 +57,7 @@ export function renderControls(ctrl) {
   const rematch = state.status === 'finished' && !state.rematch ? ctrl.openOffer('rematch') : null;
   const started = state.seats.length > 0 && state.seats.every((s) => s.taken);
   show('#rematch', state.status === 'finished' && ctrl.role !== 'spectator' && started && !state.rematch && !rematch);
-  show('#accept-rematch', Boolean(rematch && rematch.answerer !== null));
+  showAccept($button('#accept-rematch'), rematch);
   const withdrawRematch = Boolean(rematch && rematch.answerer === null && rematch.ours);
   show('#decline-rematch', Boolean(rematch && (rematch.answerer !== null || withdrawRematch)));
   setText($('#decline-rematch'), t(withdrawRematch ? 'room.withdraw_rematch' : 'room.decline_rematch'));

@@ -13,6 +13,7 @@ import { $, $button, $input, $select } from '../../dom.js';
 import { createBoardView } from './board.js';
 import { createChat } from './chat.js';
 import { tickClocks } from './clock.js';
+import { acceptedOffer } from './accept.js';
 import { renderControls, tickClaim } from './controls.js';
 import { renderMoves } from './moves.js';
 import { renderPlayers } from './players.js';
@@ -86,14 +87,14 @@ export function createRoomView(ctrl) {
     on('#claim-draw', () => ctrl.claimRepetition());
     on('#claim-victory', () => ctrl.claimVictory());
     on('#claim-abandoned-draw', () => ctrl.claimAbandonedDraw());
-    on('#accept-draw', () => ctrl.accept('draw'));
+    on('#accept-draw', () => ctrl.accept('draw', acceptedOffer($button('#accept-draw'))));
     on('#decline-draw', () => ctrl.decline('draw'));
     on('#offer-takeback', () => ctrl.offerTakeback());
-    on('#accept-takeback', () => ctrl.accept('takeback'));
+    on('#accept-takeback', () => ctrl.accept('takeback', acceptedOffer($button('#accept-takeback'))));
     on('#decline-takeback', () => ctrl.decline('takeback'));
     on('#abort', () => ctrl.abort());
     on('#rematch', () => ctrl.offerRematch());
-    on('#accept-rematch', () => ctrl.accept('rematch'));
+    on('#accept-rematch', () => ctrl.accept('rematch', acceptedOffer($button('#accept-rematch'))));
     on('#decline-rematch', () => ctrl.decline('rematch'));
     on('#flip', () => ctrl.flip());
     on('#take-seat', async () => {

@@ -3,8 +3,9 @@
 // (withdraw, for the asker) while one is open, and the open request in words for `#offers`.
 
 import { t } from '../../i18n.js';
-import { $ } from '../../dom.js';
+import { $, $button } from '../../dom.js';
 import { takebackSeat } from '../takeback.js';
+import { showAccept } from './accept.js';
 
 /** @typedef {import('../ctrl.js').RoomCtrl} RoomCtrl */
 
@@ -13,7 +14,7 @@ export function renderTakeback(ctrl) {
   const { state } = ctrl;
   const open = state.status === 'playing' ? ctrl.openOffer('takeback') : null;
   $('#offer-takeback').hidden = takebackSeat(state, ctrl.role, ctrl.heldSeats()) === null;
-  $('#accept-takeback').hidden = !(open && open.answerer !== null);
+  showAccept($button('#accept-takeback'), open);
   const withdraw = Boolean(open && open.answerer === null && open.ours);
   const decline = $('#decline-takeback');
   decline.hidden = !(open && (open.answerer !== null || withdraw));
