@@ -37,7 +37,10 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     assert_eq!(names, ["Dara", "sok"]);
     assert!(out.lines().all(|l| l.ends_with("\tactive")), "{out}");
     let (_, shown, _) = user(&url, &["show", "DARA"]);
-    assert!(shown.contains("name: Dara\n") && shown.contains("sessions: 1\n"), "{shown}");
+    assert!(
+        shown.contains("name: Dara\n") && shown.contains("sessions: 1\n"),
+        "{shown}"
+    );
 
     let (ok, out, _) = user(&url, &["disable", "dara"]);
     assert!(ok);
@@ -46,7 +49,10 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     let refused = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
     assert_eq!(refused.code(), "account_disabled");
     let (_, listed, _) = user(&url, &["list"]);
-    assert!(listed.lines().next().unwrap().contains("\tdisabled since "), "{listed}");
+    assert!(
+        listed.lines().next().unwrap().contains("\tdisabled since "),
+        "{listed}"
+    );
 
     let (ok, out, _) = user(&url, &["enable", "Dara"]);
     assert!(ok && out.trim() == "Dara enabled", "{out}");
@@ -61,7 +67,10 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
         .next()
         .and_then(|l| l.strip_prefix("new password for Dara: "))
         .expect("the new password");
-    assert_eq!(whoami(server.addr, Auth::Cookie(&session)).await.status, 401);
+    assert_eq!(
+        whoami(server.addr, Auth::Cookie(&session)).await.status,
+        401
+    );
     let old = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
     assert_eq!(old.code(), "bad_credentials");
     let new = credentials(server.addr, "login", "dara", password).await;
