@@ -174,3 +174,68 @@ async fn an_anonymous_player_cannot_take_a_username_in_any_case() {
     let (status, _) = join(&server, code, Auth::None, json!({"name": "Dara2"})).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn an_anonymous_browser_attaches_its_games_on_registering_and_a_forged_token_is_refused() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let mut tokens = Vec::new();
+    let mut rooms = Vec::new();
+    for game in ["ouk-chatrang", "khan"] {
+        let body = json!({"game": game, "seat": 0, "name": "guest"});
+        let (status, created) = create(&server, Auth::None, body).await;
+        assert_eq!(status, 201);
+        tokens.push(created["seat_token"].as_str().unwrap().to_owned());
+        rooms.push((
+            created["room_id"].as_str().unwrap().to_owned(),
+            created["invite_code"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let dara = register(server.addr, "Dara").await;
+    let forged = "0".repeat(32);
+    let body = json!({"seat_tokens": [tokens[0], tokens[1], forged]});
+    let answer = send(
+        server.addr,
+        Method::POST,
+        "/api/account/attach",
+        Auth::Cookie(&dara),
+        None,
+        Some(&body),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        answer.body,
+        json!({
+            "attached": [{"index": 0, "room_id": rooms[0].0}, {"index": 1, "room_id": rooms[1].0}],
+            "refused": [{"index": 2, "reason": "no seat has this token"}],
+        })
+    );
+    assert!(
+        !answer.body.to_string().contains(&tokens[0]),
+        "tokens are never repeated"
+    );
+    let id = server.store.user_by_name("dara").await.unwrap().unwrap().id;
+    for (room_id, _) in &rooms {
+        assert_eq!(seat_users(&server, room_id).await, [Some(id)]);
+    }
+    // The attached seat is resumed by logging in, without the token.
+    let (_socket, welcome) = hello_as(server.addr, Some(&dara), json!({"room": rooms[0].1})).await;
+    assert_eq!(welcome["d"]["seat"], 0, "{welcome}");
+    // Nobody else can take it over.
+    let sok = register(server.addr, "Sok").await;
+    let body = json!({"seat_tokens": [tokens[0]]});
+    let answer = send(
+        server.addr,
+        Method::POST,
+        "/api/account/attach",
+        Auth::Cookie(&sok),
+        None,
+        Some(&body),
+    )
+    .await;
+    assert_eq!(
+        answer.body["refused"],
+        json!([{"index": 0, "reason": "this seat belongs to another account"}])
+    );
+    assert_eq!(seat_users(&server, &rooms[0].0).await, [Some(id)]);
+}

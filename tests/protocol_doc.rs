@@ -220,8 +220,10 @@ async fn the_account_examples_are_what_the_server_takes_and_answers() {
         sessions,
         token_request,
         token,
+        attach_request,
+        attached,
         delete,
-    ] = <[Value; 8]>::try_from(examples).expect("the eight examples of the Accounts section");
+    ] = <[Value; 10]>::try_from(examples).expect("the ten examples of the Accounts section");
     let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
     let addr = server.addr;
     let call = |method: Method, path: &'static str, auth: Auth<'static>, body: Option<Value>| async move {
@@ -255,6 +257,14 @@ async fn the_account_examples_are_what_the_server_takes_and_answers() {
     )
     .await;
     assert_eq!(shape(&listed.body), shape(&sessions));
+    let attach = call(
+        Method::POST,
+        "/api/account/attach",
+        Auth::Cookie(cookie),
+        Some(attach_request.clone()),
+    )
+    .await;
+    assert_eq!(shape(&attach.body)["refused"], shape(&attached)["refused"]);
     let changed = call(
         Method::POST,
         "/api/account/password",

@@ -300,3 +300,58 @@ pub async fn revoke_token(
         Err(ApiError::not_found("no such token"))
     }
 }
+
+/// At most this many seat tokens in one attach request.
+const MAX_ATTACH: usize = 100;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AttachBody {
+    seat_tokens: Vec<String>,
+}
+
+/// `POST /api/account/attach {seat_tokens}`: gives the account the seats of anonymous games
+/// the browser holds tokens of. Each token is checked: it must be a person's seat's (every room
+/// a rematch carried it to counts) and belong to no other account. 200 `{"attached": [{"index",
+/// "room_id"}], "refused": [{"index", "reason"}]}`, by the token's index in the request (the
+/// tokens are never repeated); over 100 tokens is `bad_request`.
+pub async fn attach(
+    State(state): State<AppState>,
+    SessionUser { user, .. }: SessionUser,
+    body: JsonBytes,
+) -> Result<Json<Value>, ApiError> {
+    let body: AttachBody = body.parse(None)?;
+    if body.seat_tokens.len() > MAX_ATTACH {
+        return Err(ApiError::bad_request(format!(
+            "at most {MAX_ATTACH} seat tokens at once"
+        )));
+    }
+    let (mut attached, mut refused) = (Vec::new(), Vec::new());
+    for (index, token) in body.seat_tokens.iter().enumerate() {
+        let hash = crate::accounts::secrets::hash_secret(token);
+        let seats = state.store.seats_of_token(&hash).await?;
+        let reason = if seats.iter().all(|(_, _, bot)| *bot) {
+            Some("no seat has this token")
+        } else if seats
+            .iter()
+            .any(|(_, owner, _)| owner.is_some_and(|o| o != user.id))
+        {
+            Some("this seat belongs to another account")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            refused.push(json!({"index": index, "reason": reason}));
+            continue;
+        }
+        state.store.attach_seats(&hash, user.id).await?;
+        for (room_id, _, _) in seats {
+            // A room this node serves learns it now; any other reads it when it loads.
+            if let Ok(Some(room)) = state.registry.find(&room_id.to_string()).await {
+                room.attached(hash, user.id).await;
+            }
+            attached.push(json!({"index": index, "room_id": room_id}));
+        }
+    }
+    Ok(Json(json!({"attached": attached, "refused": refused})))
+}

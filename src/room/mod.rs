@@ -226,6 +226,11 @@ enum Request {
     Summary {
         reply: oneshot::Sender<RoomSummary>,
     },
+    /// The store now says the seat whose token hashes to `token_hash` belongs to `user`.
+    Attached {
+        token_hash: [u8; 32],
+        user: Uuid,
+    },
 }
 
 /// The way to a room task. Cheap to clone; every clone talks to the same task.
@@ -370,6 +375,14 @@ impl RoomHandle {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Request::Summary { reply }).await.ok()?;
         answer.await.ok()
+    }
+
+    /// Tells the room that the store gave the seat of `token_hash` to the account `user`
+    /// (`Store::attach_seats`), so its player resumes it by logging in. A seat that already
+    /// belongs to an account keeps it.
+    pub async fn attached(&self, token_hash: [u8; 32], user: Uuid) {
+        // A stopped room reads the seat's account from the store when it loads again.
+        let _ = self.tx.send(Request::Attached { token_hash, user }).await;
     }
 }
 

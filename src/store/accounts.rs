@@ -236,6 +236,26 @@ impl Store {
         )
     }
 
+    /// The seats whose token hashes to `hash` (a rematch carries its token to the new room), as
+    /// (room, account if any, whether a bot holds it).
+    pub async fn seats_of_token(
+        &self,
+        hash: &[u8; 32],
+    ) -> Result<Vec<(Uuid, Option<Uuid>, bool)>, StoreError> {
+        on_conn!(self, token_seats(hash))
+    }
+
+    /// Gives every person's seat whose token hashes to `hash` and that belongs to no account to
+    /// `user_id`; returns how many.
+    pub async fn attach_seats(&self, hash: &[u8; 32], user_id: Uuid) -> Result<u64, StoreError> {
+        let sql = "UPDATE seats SET user_id = $1 \
+                   WHERE token_hash = $2 AND user_id IS NULL AND bot_level IS NULL";
+        on_conn!(
+            self,
+            execute(sql, vec![Param::Uuid(user_id), Param::Bytes(hash)])
+        )
+    }
+
     /// Counts a failed login for the name `name_key` (lowercase, existing or not) at `at`, and
     /// forgets that name's failures from before `forget_before`.
     pub async fn record_login_failure(
@@ -507,6 +527,26 @@ async fn tokens_of_user<D: Dialect>(
         .await?
         .iter()
         .map(|row| token_from_row::<D>(row, "id", "created_at"))
+        .collect()
+}
+
+async fn token_seats<D: Dialect>(
+    conn: &mut D::Conn,
+    hash: &[u8; 32],
+) -> Result<Vec<(Uuid, Option<Uuid>, bool)>, StoreError> {
+    let sql = "SELECT room_id, user_id, bot_level FROM seats WHERE token_hash = $1 \
+               ORDER BY joined_at";
+    D::fetch_all(conn, Statement::new(sql, [Param::Bytes(hash)]))
+        .await?
+        .iter()
+        .map(|row| {
+            let room = Cols::<D>(row).uuid("room_id")?;
+            Ok((
+                room,
+                D::uuid(row, "user_id")?,
+                D::int(row, "bot_level")?.is_some(),
+            ))
+        })
         .collect()
 }
 

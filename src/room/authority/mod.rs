@@ -281,7 +281,8 @@ impl Authority {
                     let message = "the room is reloading; retry the same cid".to_owned();
                     self.reject(conn, &cid, Code::Unavailable, message);
                 }
-                Request::Disconnect { .. } | Request::Summary { .. } => {}
+                Request::Disconnect { .. } | Request::Summary { .. } | Request::Attached { .. } => {
+                }
             }
         }
         self.fanout.close_all(close::TRY_AGAIN, "room reloading");
@@ -382,6 +383,14 @@ impl Authority {
             } => self.command(conn, cid, command, received, rtt_ms).await,
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
+            }
+            Request::Attached { token_hash, user } => {
+                if let Some(seat) = self.state.seat_of_token(&token_hash)
+                    && let Some(slot) = self.state.seats.get_mut(usize::from(seat))
+                    && slot.bot.is_none()
+                {
+                    slot.user_id.get_or_insert(user);
+                }
             }
         }
     }
