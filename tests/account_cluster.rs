@@ -8,7 +8,7 @@ mod support;
 
 use reqwest::Method;
 use serde_json::json;
-use support::account::{Auth, credentials, hello_as, register, send, whoami};
+use support::account::{Auth, credentials, get_as, hello_as, post_as, register, send, whoami};
 use support::cluster::{Cluster, SHORT_LEASE};
 
 #[tokio::test]
@@ -28,13 +28,11 @@ async fn a_session_made_through_one_node_works_on_every_node() {
 
     // Dara's room on node 0; Sok joins through node 1, which forwards to the owner.
     let body = json!({"game": "ouk-chatrang", "seat": "white"});
-    let created = send(
+    let created = post_as(
         cluster.nodes[0].addr,
-        Method::POST,
         "/api/rooms",
         Auth::Cookie(&dara),
-        None,
-        Some(&body),
+        &body,
     )
     .await;
     assert_eq!(created.status, 201, "{}", created.body);
@@ -43,23 +41,18 @@ async fn a_session_made_through_one_node_works_on_every_node() {
     let owner = cluster.owner(&room_id).await.expect("an owner");
     let other = (owner + 1) % 3;
     let path = format!("/api/rooms/{code}/join");
-    let joined = send(
+    let joined = post_as(
         cluster.nodes[other].addr,
-        Method::POST,
         &path,
         Auth::Cookie(&sok),
-        None,
-        Some(&json!({})),
+        &json!({}),
     )
     .await;
     assert_eq!(joined.status, 200, "{}", joined.body);
-    let summary = send(
+    let summary = get_as(
         cluster.nodes[other].addr,
-        Method::GET,
         &format!("/api/rooms/{code}"),
         Auth::None,
-        None,
-        None,
     )
     .await;
     assert_eq!(summary.body["seats"][0]["name"], "Dara");

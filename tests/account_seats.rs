@@ -8,7 +8,7 @@ mod support;
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use support::account::{Auth, api_token, credentials, hello_as, register, send};
+use support::account::{Auth, api_token, credentials, hello_as, post_as, register, send};
 use support::server::{TestServer, get, sqlite_server_with};
 use uuid::Uuid;
 
@@ -193,13 +193,11 @@ async fn an_anonymous_browser_attaches_its_games_on_registering_and_a_forged_tok
     let dara = register(server.addr, "Dara").await;
     let forged = "0".repeat(32);
     let body = json!({"seat_tokens": [tokens[0], tokens[1], forged]});
-    let answer = send(
+    let answer = post_as(
         server.addr,
-        Method::POST,
         "/api/account/attach",
         Auth::Cookie(&dara),
-        None,
-        Some(&body),
+        &body,
     )
     .await;
     assert_eq!(answer.status, 200, "{}", answer.body);
@@ -224,13 +222,11 @@ async fn an_anonymous_browser_attaches_its_games_on_registering_and_a_forged_tok
     // Nobody else can take it over.
     let sok = register(server.addr, "Sok").await;
     let body = json!({"seat_tokens": [tokens[0]]});
-    let answer = send(
+    let answer = post_as(
         server.addr,
-        Method::POST,
         "/api/account/attach",
         Auth::Cookie(&sok),
-        None,
-        Some(&body),
+        &body,
     )
     .await;
     assert_eq!(

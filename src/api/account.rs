@@ -15,8 +15,10 @@ use super::AppState;
 use super::auth::{self, Reader, SessionUser};
 use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
+use super::games;
 use super::proxy;
 use crate::accounts::{AccountError, Client, NewSession};
+use crate::rules::GameKind;
 use crate::store::{ApiTokenRow, UserRow};
 
 impl From<AccountError> for ApiError {
@@ -220,27 +222,38 @@ pub async fn delete(
     Ok(logged_out(&state))
 }
 
+/// The account's sessions, the latest used first; with the asking one's hash, each says whether
+/// it is that one (`current`).
+async fn sessions_json(
+    state: &AppState,
+    user: &UserRow,
+    asking: Option<&[u8; 32]>,
+) -> Result<Vec<Value>, ApiError> {
+    let rows = state.store.sessions_of(user.id).await?;
+    Ok(rows
+        .iter()
+        .map(|s| {
+            let mut entry = json!({
+                "id": s.id,
+                "created_at": s.created_at,
+                "last_used_at": s.last_used_at,
+                "user_agent": s.user_agent,
+            });
+            if let Some(asking) = asking {
+                entry["current"] = json!(&s.token_hash == asking);
+            }
+            entry
+        })
+        .collect())
+}
+
 /// `GET /api/account/sessions`: the account's sessions, the latest used first; `current` marks
 /// the one asking.
 pub async fn sessions(
     State(state): State<AppState>,
     SessionUser { user, session }: SessionUser,
 ) -> Result<Json<Value>, ApiError> {
-    let sessions: Vec<Value> = state
-        .store
-        .sessions_of(user.id)
-        .await?
-        .iter()
-        .map(|s| {
-            json!({
-                "id": s.id,
-                "created_at": s.created_at,
-                "last_used_at": s.last_used_at,
-                "user_agent": s.user_agent,
-                "current": s.token_hash == session,
-            })
-        })
-        .collect();
+    let sessions = sessions_json(&state, &user, Some(&session)).await?;
     Ok(Json(json!({ "sessions": sessions })))
 }
 
@@ -273,18 +286,18 @@ pub async fn create_token(
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
 
+/// The account's tokens as listed.
+async fn tokens_json(state: &AppState, user: &UserRow) -> Result<Vec<Value>, ApiError> {
+    let rows = state.store.api_tokens_of(user.id).await?;
+    Ok(rows.iter().map(token_json).collect())
+}
+
 /// `GET /api/account/tokens`: the account's tokens, newest first (never the tokens themselves).
 pub async fn tokens(
     State(state): State<AppState>,
     SessionUser { user, .. }: SessionUser,
 ) -> Result<Json<Value>, ApiError> {
-    let tokens: Vec<Value> = state
-        .store
-        .api_tokens_of(user.id)
-        .await?
-        .iter()
-        .map(token_json)
-        .collect();
+    let tokens = tokens_json(&state, &user).await?;
     Ok(Json(json!({ "tokens": tokens })))
 }
 
@@ -354,4 +367,34 @@ pub async fn attach(
         }
     }
     Ok(Json(json!({"attached": attached, "refused": refused})))
+}
+
+/// `GET /api/account/export`: everything the server keeps about the account (the cookie, or a
+/// token with `read`): the account, its sessions and tokens (never the secrets), and every
+/// finished game it played, each as `GET /api/games/{room_id}` gives it, with the Ouk Chatrang
+/// ones also as one PGN text (`pgn`, games apart by a blank line), the first finished first.
+pub async fn export(
+    State(state): State<AppState>,
+    Reader(caller): Reader,
+) -> Result<Json<Value>, ApiError> {
+    let user = caller.user;
+    let sessions = sessions_json(&state, &user, None).await?;
+    let tokens = tokens_json(&state, &user).await?;
+    let (mut games, mut pgn) = (Vec::new(), Vec::new());
+    for room_id in state.store.finished_games_of(user.id).await? {
+        let Some(record) = state.store.game_record(room_id).await? else {
+            continue;
+        };
+        if record.game == GameKind::OukChatrang {
+            pgn.push(games::pgn_text(&state, &record).await?);
+        }
+        games.push(games::record_json(&state, record).await?);
+    }
+    Ok(Json(json!({
+        "account": account_json(&user),
+        "sessions": sessions,
+        "tokens": tokens,
+        "games": games,
+        "pgn": pgn.join("\n"),
+    })))
 }

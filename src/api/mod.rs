@@ -165,6 +165,7 @@ fn routes(state: AppState) -> Router {
         )
         .route("/api/account/password", post(account::change_password))
         .route("/api/account/attach", post(account::attach))
+        .route("/api/account/export", get(account::export))
         .route("/api/account/sessions", get(account::sessions))
         .route("/api/account/sessions/{id}", delete(account::end_session))
         .route(

@@ -256,6 +256,11 @@ impl Store {
         )
     }
 
+    /// The rooms of the finished games in which `user_id` held a seat, the first finished first.
+    pub async fn finished_games_of(&self, user_id: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        on_conn!(self, games_of_user(user_id))
+    }
+
     /// Counts a failed login for the name `name_key` (lowercase, existing or not) at `at`, and
     /// forgets that name's failures from before `forget_before`.
     pub async fn record_login_failure(
@@ -547,6 +552,20 @@ async fn token_seats<D: Dialect>(
                 D::int(row, "bot_level")?.is_some(),
             ))
         })
+        .collect()
+}
+
+async fn games_of_user<D: Dialect>(
+    conn: &mut D::Conn,
+    user_id: Uuid,
+) -> Result<Vec<Uuid>, StoreError> {
+    let sql = "SELECT g.room_id FROM games g \
+               WHERE EXISTS (SELECT 1 FROM seats s WHERE s.room_id = g.room_id AND s.user_id = $1) \
+               ORDER BY g.finished_at, g.room_id";
+    D::fetch_all(conn, Statement::new(sql, [Param::Uuid(user_id)]))
+        .await?
+        .iter()
+        .map(|row| Cols::<D>(row).uuid("room_id"))
         .collect()
 }
 
