@@ -235,3 +235,22 @@ async fn an_anonymous_browser_attaches_its_games_on_registering_and_a_forged_tok
     );
     assert_eq!(seat_users(&server, &rooms[0].0).await, [Some(id)]);
 }
+
+#[tokio::test]
+async fn a_spectator_cannot_chat_under_a_username() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    register(server.addr, "Dara").await;
+    let (status, created) = create(&server, Auth::None, json!({"game": "khan"})).await;
+    assert_eq!(status, 201);
+    let code = created["invite_code"].as_str().unwrap();
+    let (mut socket, frame) =
+        hello_as(server.addr, None, json!({"room": code, "name": "DARA"})).await;
+    assert_eq!(
+        (&frame["t"], &frame["d"]["code"]),
+        (&json!("error"), &json!("bad_hello")),
+        "{frame}"
+    );
+    assert_eq!(socket.closed().await, Some(4000));
+    let (_ok, welcome) = hello_as(server.addr, None, json!({"room": code, "name": "Vanna"})).await;
+    assert_eq!(welcome["t"], "welcome");
+}

@@ -178,6 +178,19 @@ async fn connection(
             return hello_error(socket, Code::BadToken, close::BAD_TOKEN, message).await;
         }
     };
+    if user.is_none()
+        && let Some(name) = &hello.name
+        && state
+            .store
+            .user_by_name(name)
+            .await
+            .ok()
+            .flatten()
+            .is_some()
+    {
+        let message = format!("{name:?} is an account's username; log in to chat under it");
+        return hello_error(socket, Code::BadHello, close::BAD_HELLO, message).await;
+    }
     let found = match Box::pin(lookup::find_room(&state, client, &hello.room)).await {
         Ok(Lookup::Found(room)) => Ok(room),
         Ok(Lookup::Missing) => {
