@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 
 use axum::Json;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -397,4 +397,18 @@ pub async fn export(
         "games": games,
         "pgn": pgn.join("\n"),
     })))
+}
+
+/// `GET /api/session`: `{"account": ...}`, the account of the request's session cookie (or
+/// token) as `GET /api/account` gives it, `null` when it has none: 200 either way, so a page can
+/// ask whether it is logged in without an error answer.
+pub async fn session(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let caller = auth::caller(&state, peer, &headers, &axum::http::Method::GET).await?;
+    Ok(Json(
+        json!({"account": caller.map(|caller| account_json(&caller.user))}),
+    ))
 }

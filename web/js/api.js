@@ -131,3 +131,55 @@ export async function recentGames(limit = 10) {
 export function gameUrl(roomId) {
   return new URL(`g/${encodeURIComponent(roomId)}`, document.baseURI).href;
 }
+
+/**
+ * The logged-in account (docs/protocol.md, "Accounts").
+ * @typedef {{ id: string, name: string, created_at: string }} Account
+ */
+
+/**
+ * POST api/account/register or api/account/login: the browser gets the session cookie.
+ * @param {'register' | 'login'} action
+ * @param {string} name
+ * @param {string} password
+ * @returns {Promise<Account>}
+ */
+export function signIn(action, name, password) {
+  return request('POST', `api/account/${action}`, { name, password });
+}
+
+/**
+ * GET api/session: the logged-in account, or null when this browser is not logged in.
+ * @returns {Promise<Account | null>}
+ */
+export async function account() {
+  /** @type {{ account: Account | null }} */
+  const answer = await request('GET', 'api/session');
+  return answer.account;
+}
+
+/**
+ * POST api/account/attach: gives the account the seats of these tokens.
+ * @param {string[]} seatTokens
+ * @returns {Promise<{ attached: { index: number, room_id: string }[], refused: { index: number, reason: string }[] }>}
+ */
+export function attachSeats(seatTokens) {
+  return request('POST', 'api/account/attach', { seat_tokens: seatTokens });
+}
+
+/**
+ * GET api/account/sessions.
+ * @returns {Promise<{ sessions: { id: string, created_at: string, last_used_at: string, user_agent: string | null, current: boolean }[] }>}
+ */
+export function sessions() {
+  return request('GET', 'api/account/sessions');
+}
+
+/**
+ * POST api/account/logout or api/account/logout-everywhere (the answer has no body).
+ * @param {'logout' | 'logout-everywhere'} action
+ */
+export async function signOut(action) {
+  const response = await fetch(`api/account/${action}`, { method: 'POST' });
+  if (!response.ok && response.status !== 401) throw new ApiError(response.status, 'unavailable', response.statusText);
+}
