@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, newPage } from './lib/browser.mjs';
+import { allowErrors, launchBrowser, newPage } from './lib/browser.mjs';
 import { createRoom } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
@@ -60,4 +60,34 @@ test('a second browser logs in and resumes the seat without its token; log out e
   await phone.waitForURL(`${server.url}/`);
   assert.equal(await sessionAccount(phone), null);
   assert.equal(await sessionAccount(desk), null, 'the first browser is logged out too');
+});
+
+test('the account page makes and revokes a token, changes the password and deletes the account', async (t) => {
+  const page = await newPage(t, browser);
+  await signIn(page, 'register', 'Sok', 'first passphrase');
+  await page.fill('#token-description', 'my bot');
+  await page.check('#scope-play');
+  await page.click('#token-create');
+  await page.waitForSelector('#new-token:not([hidden])');
+  assert.match(await page.textContent('#new-token-value'), /^khn_[0-9a-f]{64}$/);
+  assert.match(await page.textContent('#tokens li'), /my bot \(read, play\)/);
+  await page.click('#tokens li .revoke');
+  await page.waitForFunction(() => document.querySelectorAll('#tokens li').length === 0);
+
+  await page.fill('#old-password', 'first passphrase');
+  await page.fill('#new-password', 'second passphrase');
+  await page.click('#password-change');
+  await page.waitForSelector('#password-done:not([hidden])');
+
+  await page.fill('#delete-password', 'second passphrase');
+  await page.click('#delete-account');
+  await page.waitForURL(`${server.url}/`);
+  assert.equal(await sessionAccount(page), null);
+  await page.goto(`${server.url}/login`);
+  await page.fill('#login-name', 'Sok');
+  await page.fill('#login-password', 'second passphrase');
+  allowErrors(page, /401/);
+  await page.click('#login-submit');
+  await page.waitForSelector('#notice:not([hidden])');
+  assert.match(await page.textContent('#notice'), /wrong username or password/i);
 });

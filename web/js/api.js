@@ -176,6 +176,49 @@ export function sessions() {
 }
 
 /**
+ * An API token as listed (docs/protocol.md, "Accounts").
+ * @typedef {{ id: string, description: string, scopes: string[], created_at: string, last_used_at: string | null, token?: string }} ApiToken
+ */
+
+/**
+ * GET api/account/tokens.
+ * @returns {Promise<{ tokens: ApiToken[] }>}
+ */
+export function apiTokens() {
+  return request('GET', 'api/account/tokens');
+}
+
+/**
+ * POST api/account/tokens: the new token, with `token` shown this once.
+ * @param {string} description
+ * @param {string[]} scopes
+ * @returns {Promise<ApiToken>}
+ */
+export function createApiToken(description, scopes) {
+  return request('POST', 'api/account/tokens', { description, scopes });
+}
+
+/**
+ * A request whose success has no body (204): DELETE api/account/tokens/{id}, POST
+ * api/account/password, DELETE api/account.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
+export async function send(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((error) => {
+    throw new ApiError(0, 'network', error instanceof Error ? error.message : String(error));
+  });
+  if (response.ok) return;
+  const data = await response.json().catch(() => null);
+  throw new ApiError(response.status, data?.error?.code ?? 'unavailable', data?.error?.message ?? response.statusText);
+}
+
+/**
  * POST api/account/logout or api/account/logout-everywhere (the answer has no body).
  * @param {'logout' | 'logout-everywhere'} action
  */
