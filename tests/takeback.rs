@@ -553,3 +553,72 @@ async fn an_open_takeback_offer_outlives_a_restart_and_is_accepted_after_it() {
     );
     process.kill();
 }
+
+#[tokio::test]
+async fn a_pass_and_play_table_joined_as_one_player_undoes_without_limits() {
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let body = json!({"game": "ouk-chatrang", "seat": 0});
+    let (status, created) = post(server.addr, "/api/rooms", &body).await;
+    assert_eq!(status, 201, "{created}");
+    let code = created["invite_code"].as_str().unwrap();
+    let white_token = created["seat_token"].as_str().unwrap();
+    let join = format!("/api/rooms/{code}/join");
+    // A token of no seat of this room is refused, and takes no seat.
+    let forged = json!({"seat": 1, "same_player": "00112233445566778899aabbccddeeff"});
+    let (status, refused) = post(server.addr, &join, &forged).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (403, &json!("bad_token")),
+        "{refused}"
+    );
+    let same = json!({"seat": 1, "same_player": white_token});
+    let (status, joined) = post(server.addr, &join, &same).await;
+    assert_eq!(status, 200, "{joined}");
+    let room = Uuid::parse_str(created["room_id"].as_str().unwrap()).unwrap();
+    let store = Store::connect(&db.url).await.unwrap();
+    let stored = store.load_room(RoomRef::Id(room)).await.unwrap().unwrap();
+    let taken: Vec<Value> = stored
+        .events
+        .into_iter()
+        .filter(|e| e.kind == "seat_taken")
+        .map(|e| e.data)
+        .collect();
+    assert_eq!(taken[1]["same_player_as"], 0, "{taken:?}");
+    assert_eq!(taken[0].get("same_player_as"), None, "{taken:?}");
+
+    let (mut white, _) = Client::hello(server.addr, code, Some(white_token), None).await;
+    let snapshot = white.next_of("snapshot").await;
+    let token = joined["seat_token"].as_str().unwrap();
+    let (mut black, _) = Client::hello(server.addr, code, Some(token), None).await;
+    black.next_of("snapshot").await;
+    let mut v = snapshot["v"].as_i64().unwrap();
+    let mut game = AnyGame::new(GameKind::OukChatrang, &GameOptions::default()).unwrap();
+    let mut positions = vec![game.position()];
+    for (i, mv) in ["e3e4", "d6d5", "b1d2", "b8d7"].into_iter().enumerate() {
+        let client = if i % 2 == 0 { &mut white } else { &mut black };
+        client.send_move(&format!("m{i}"), mv, v).await;
+        v = client.answer(&format!("m{i}")).await["d"]["v"]
+            .as_i64()
+            .unwrap();
+        game.play(mv).unwrap();
+        positions.push(game.position());
+    }
+    // Declined, then asked again at once, twice, each accepted: an undo, without limits.
+    white.command("offer_takeback", "t1", json!({})).await;
+    assert_eq!(white.answer("t1").await["t"], "ack");
+    black.command("decline", "d1", json!({"offer": 1})).await;
+    assert_eq!(black.answer("d1").await["t"], "ack");
+    for (offer, back_to) in [(2, 2), (3, 0)] {
+        let cid = format!("t{offer}");
+        white.command("offer_takeback", &cid, json!({})).await;
+        let offered = white.answer(&cid).await;
+        assert_eq!(offered["t"], "ack", "{offered}");
+        let cid = format!("a{offer}");
+        black.command("accept", &cid, json!({"offer": offer})).await;
+        let v = black.answer(&cid).await["d"]["v"].as_i64().unwrap();
+        let back = white.event("taken_back", v).await;
+        assert_eq!(back["d"]["position"], positions[back_to], "{back}");
+    }
+    server.shutdown().await;
+}

@@ -22,6 +22,7 @@ use crate::cluster::forward::{ROOM_MOVING, forward};
 use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::room::registry::{CreateError, NewRoom};
 use crate::room::state::{ClockSettings, JoinRefusal, SeatChoice};
+use crate::room::token::hash_token;
 use crate::room::{JoinError, RoomHandle};
 use crate::rules::{GameKind, GameOptions, RuleErrorCode};
 use crate::store::{StoreError, Visibility};
@@ -73,6 +74,9 @@ struct BotWire {
 struct JoinBody {
     name: Option<String>,
     seat: Option<SeatWire>,
+    /// The seat token of a seat of this room the joiner holds already: a pass-and-play table
+    /// taking its other seats.
+    same_player: Option<String>,
 }
 
 /// A display name checked by [`names::clean_name`]; refused: 400 `bad_name`.
@@ -146,6 +150,11 @@ fn join_error(e: JoinError) -> ApiError {
             format!("seat {seat} is taken"),
         ),
         JoinError::Refused(JoinRefusal::NoSuchSeat(message)) => ApiError::bad_request(message),
+        JoinError::Refused(JoinRefusal::BadToken) => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "bad_token",
+            "the same_player token holds no seat of this room",
+        ),
         JoinError::Unavailable => ApiError::unavailable(),
     }
 }
@@ -414,10 +423,14 @@ pub async fn join_room(
     )
     .await?;
     let choice = parsed.seat.map_or(SeatChoice::Random, SeatChoice::from);
+    let same_player = parsed.same_player.as_deref().map(hash_token);
     let join = |room: RoomHandle| {
         let (choice, name) = (choice.clone(), name.clone());
         async move {
-            let joined = room.join(choice, name, user).await.map_err(join_error)?;
+            let joined = room
+                .join(choice, name, user, same_player)
+                .await
+                .map_err(join_error)?;
             Ok(Json(json!({
                 "room_id": joined.room_id,
                 "seat": joined.seat,

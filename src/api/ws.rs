@@ -274,7 +274,7 @@ async fn connection(
     tracing::Span::current().record("room_id", tracing::field::display(room.id));
     debug!(room_id = %room.id, seat = ?connected.seat, "hello accepted");
 
-    let (sink, stream) = socket.split();
+    let (sink, mut stream) = socket.split();
     let heard = Heard::new();
     let mut writer = tokio::spawn(write_frames(
         sink,
@@ -291,22 +291,25 @@ async fn connection(
         limiters: &state.limiters,
         sender,
     };
-    let mut reader = std::pin::pin!(read_frames(
-        stream,
-        &room,
-        connected.conn,
-        own,
-        budget,
-        &heard
-    ));
-    tokio::select! {
-        _ = &mut writer => {}
-        () = &mut reader => {
+    let server_closed = {
+        let mut reader = std::pin::pin!(read_frames(
+            &mut stream,
+            &room,
+            connected.conn,
+            own,
+            budget,
+            &heard
+        ));
+        tokio::select! {
+            _ = &mut writer => true,
             // The client is gone or misbehaved; the writer ends once the room forgets us.
+            () = &mut reader => false,
         }
-    }
+    };
     room.disconnect(connected.conn).await;
-    if !writer.is_finished() {
+    if server_closed {
+        await_close_reply(&mut stream).await;
+    } else if !writer.is_finished() {
         // The room has dropped our queue; the writer drains it, closes the socket and ends.
         let _ = tokio::time::timeout(Duration::from_secs(5), &mut writer).await;
         writer.abort();
@@ -340,6 +343,19 @@ async fn account_of(
     };
     let found = state.accounts.session(session).await.map_err(unavailable)?;
     Ok(found.map(|(_, user)| user.id))
+}
+
+/// How long a connection the server closed waits for the client's answering close.
+const CLOSE_REPLY_WITHIN: Duration = Duration::from_secs(2);
+
+/// After the server sent its close frame: reads (and discards, as RFC 6455 section 5.5.1
+/// allows) what the client still sends until its answering close ends the stream, at most
+/// [`CLOSE_REPLY_WITHIN`]. Dropping the socket at once would make the client's kernel answer
+/// a frame it still sends (a pong, a move) with a reset, and a reset can destroy the unread close
+/// frame: the client would see 1006 instead of the code it must act on.
+async fn await_close_reply(stream: &mut SplitStream<WebSocket>) {
+    let deadline = tokio::time::Instant::now() + CLOSE_REPLY_WITHIN;
+    while let Ok(Some(Ok(_))) = tokio::time::timeout_at(deadline, stream.next()).await {}
 }
 
 /// Where a hello is served.
@@ -549,7 +565,7 @@ async fn write_frames(
 /// Reads client frames until the socket closes: commands go to the room, pings are answered here,
 /// bad frames get `reject bad_message` (and, past [`MAX_BAD_FRAMES`], a 1008 close).
 async fn read_frames(
-    mut stream: SplitStream<WebSocket>,
+    stream: &mut SplitStream<WebSocket>,
     room: &RoomHandle,
     conn: u64,
     own: mpsc::WeakSender<Outbound>,

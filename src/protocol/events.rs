@@ -136,6 +136,10 @@ pub enum Event {
         /// The level (1 to 5) when a computer opponent took the seat; absent for people.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bot: Option<Level>,
+        /// The seat whose holder took this one too (a pass-and-play table: the join named that
+        /// seat's token as `same_player`); absent when another person took it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        same_player_as: Option<Seat>,
     },
     /// `game_started`: the last free seat was taken and play begins; a position change.
     GameStarted {

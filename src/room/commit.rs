@@ -189,11 +189,19 @@ fn rematch_room(
         let token_hash = slot
             .token_hash
             .ok_or_else(|| format!("seat {} has no token to carry over", moved.seat))?;
+        // A pass-and-play table stays one: the link moves with the seats.
+        let same_player_as = slot.same_player_as.and_then(|old| {
+            info.seats
+                .iter()
+                .find(|s| s.seat == old)
+                .map(|s| s.new_seat)
+        });
         events.push(Event::SeatTaken {
             seat: moved.new_seat,
             color: fresh.game.color(moved.new_seat).to_owned(),
             name: slot.name.clone(),
             bot: slot.bot,
+            same_player_as,
         });
         seats.push(SeatRow {
             seat: moved.new_seat,
@@ -286,4 +294,57 @@ fn move_rows(
         extra: extra.clone(),
     });
     (Some(move_row), extra_row)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::Command;
+    use crate::room::state::Decision;
+    use crate::room::state::testing::two_player_room;
+    use crate::rules::GameKind;
+
+    /// `seat`'s command decided and staged on `room`; the new room of a rematch, if it made one.
+    fn run(room: &mut RoomState, seat: Seat, command: &Command) -> Option<CreatedRoom> {
+        let decision = room
+            .decide(Some(seat), command, Default::default())
+            .unwrap();
+        let Decision::Events { events, .. } = decision else {
+            panic!("{decision:?}");
+        };
+        let commit = stage(room, &events, None, None, Utc::now()).unwrap();
+        commit.new_room.map(|room| *room)
+    }
+
+    #[test]
+    fn a_rematch_keeps_a_pass_and_play_table_one_player() {
+        // Black's seat taken by White's player (a join with `same_player`), each with its token.
+        let mut room = two_player_room(GameKind::Khan, None, json!({}));
+        for (seat, slot) in room.seats.iter_mut().enumerate() {
+            slot.token_hash = Some([u8::try_from(seat).unwrap() + 1; 32]);
+        }
+        room.seats[1].same_player_as = Some(0);
+        assert!(room.same_player(0, 1));
+        run(&mut room, 0, &Command::Resign);
+        run(&mut room, 0, &Command::OfferRematch);
+        let rematch = run(&mut room, 1, &Command::Accept { offer: 1 }).expect("a new room");
+        // Each seat one on: the creator's seat 0 is seat 1 there, and seat 0 is held by its player.
+        let taken: Vec<Value> = rematch
+            .commit
+            .events
+            .iter()
+            .filter(|e| e.kind == "seat_taken")
+            .map(|e| e.data.clone())
+            .collect();
+        assert_eq!(
+            (taken[0]["seat"].clone(), taken[0].get("same_player_as")),
+            (json!(1), None)
+        );
+        assert_eq!(
+            (&taken[1]["seat"], &taken[1]["same_player_as"]),
+            (&json!(0), &json!(1))
+        );
+    }
 }

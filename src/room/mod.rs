@@ -195,6 +195,7 @@ enum Request {
         choice: SeatChoice,
         name: Option<String>,
         user: Option<Uuid>,
+        same_player: Option<[u8; 32]>,
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
     Connect {
@@ -260,11 +261,14 @@ impl RoomHandle {
 
     /// Takes a seat for `name`: `choice` picks which. With `user` the seat belongs to that
     /// account (`name` is then its username), whose player resumes it by logging in.
+    /// `same_player`: the SHA-256 of the seat token of a seat of this room the joiner holds
+    /// already (a pass-and-play table), or `JoinRefusal::BadToken`.
     pub async fn join(
         &self,
         choice: SeatChoice,
         name: Option<String>,
         user: Option<Uuid>,
+        same_player: Option<[u8; 32]>,
     ) -> Result<Joined, JoinError> {
         let (reply, answer) = oneshot::channel();
         self.tx
@@ -272,6 +276,7 @@ impl RoomHandle {
                 choice,
                 name,
                 user,
+                same_player,
                 reply,
             })
             .await

@@ -166,7 +166,15 @@ test('an accept button names its offer and a click as a new offer appears accept
 
 test('at a pass-and-play table the button undoes the last move', async (t) => {
   const page = await newPage(t, browser);
+  // The page takes the other seat as the same player (its takebacks are then undos).
+  const joins = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().endsWith('/join')) joins.push(request.postDataJSON());
+  });
   await createRoom(page, server, { game: 'khan', local: true });
+  assert.equal(joins.length, 1);
+  assert.equal(joins[0].seat, 1);
+  assert.match(joins[0].same_player, /^[0-9a-f]{32}$/);
   await waitForRoom(page, { status: 'playing', toMove: '0' });
   const state = await roomState(page);
   const list = await page.evaluate(() => document.querySelector('#moves').textContent);

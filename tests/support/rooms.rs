@@ -25,7 +25,7 @@ pub async fn two_player_room(registry: &Registry) -> (RoomHandle, String, String
         .expect("the room is created");
     let black = created
         .room
-        .join(SeatChoice::Random, None, None)
+        .join(SeatChoice::Random, None, None, None)
         .await
         .expect("black joins");
     (created.room, created.joined.seat_token, black.seat_token)

@@ -53,7 +53,7 @@ export function createRoom(body) {
 /**
  * POST api/rooms/{code}/join.
  * @param {string} inviteCode
- * @param {{ name?: string, seat?: number }} [body]
+ * @param {{ name?: string, seat?: number, same_player?: string }} [body]
  * @returns {Promise<import('./protocol.js').JoinedRoom>}
  */
 export function joinRoom(inviteCode, body = {}) {

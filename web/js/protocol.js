@@ -116,7 +116,7 @@
  * @property {ClockFrame} [clock]
  */
 
-/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number }} SeatTaken */
+/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number, same_player_as?: number }} SeatTaken */
 
 /**
  * @typedef {object} GameStarted

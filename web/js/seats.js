@@ -99,13 +99,16 @@ export function rememberName(name) {
 }
 
 /**
- * Pass-and-play: this browser takes every seat still free in a room it holds a seat of.
+ * Pass-and-play: this browser takes every seat still free in a room it holds a seat of, each as
+ * the same player (`same_player`: the token of a seat it holds), so that the server knows its
+ * takebacks are undos (docs/protocol.md "Takeback").
  * @param {string} inviteCode
  */
 export async function takeEverySeat(inviteCode) {
   const summary = await roomSummary(inviteCode);
+  const held = Object.values(read(inviteCode)?.seats ?? {});
   for (const seat of summary.seats.filter((s) => !s.taken)) {
-    const joined = await joinRoom(inviteCode, { seat: seat.seat });
+    const joined = await joinRoom(inviteCode, { seat: seat.seat, ...(held[0] ? { same_player: held[0] } : {}) });
     keepSeat(inviteCode, joined.room_id, joined.seat, joined.seat_token, { local: true });
   }
 }

@@ -10,7 +10,7 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
-use crate::room::state::{Absence, Decision, SeatChoice, lag_compensation_ms};
+use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice, lag_compensation_ms};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
@@ -75,16 +75,22 @@ impl Authority {
         }
     }
 
-    /// Takes a seat for `name` (`choice` picks which) and gives its token.
+    /// Takes a seat for `name` (`choice` picks which) and gives its token; `same_player` (a
+    /// token's hash) names the seat of this room whose holder takes this one too.
     pub(super) async fn join(
         &mut self,
         choice: SeatChoice,
         name: Option<String>,
         user_id: Option<Uuid>,
+        same_player: Option<[u8; 32]>,
     ) -> Result<Joined, JoinError> {
+        let same_player_as = same_player
+            .map(|hash| self.state.seat_of_token(&hash).ok_or(JoinRefusal::BadToken))
+            .transpose()
+            .map_err(JoinError::Refused)?;
         let (seat, mut events) = self
             .state
-            .decide_join(&choice, name)
+            .decide_join_as(&choice, name, same_player_as)
             .map_err(JoinError::Refused)?;
         let (now_ms, _) = self.clock_now();
         let now = self.settings.clock.now_utc();

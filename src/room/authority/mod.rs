@@ -345,9 +345,10 @@ impl Authority {
                 choice,
                 name,
                 user,
+                same_player,
                 reply,
             } => {
-                let _ = reply.send(self.join(choice, name, user).await);
+                let _ = reply.send(self.join(choice, name, user, same_player).await);
             }
             Request::Connect {
                 token,

@@ -22,7 +22,7 @@ mod play;
 mod seats;
 mod takeback;
 #[cfg(test)]
-mod testing;
+pub(super) mod testing;
 mod views;
 
 pub use abandonment::Absence;
@@ -326,8 +326,12 @@ impl RoomState {
         }
         match event {
             Event::SeatTaken {
-                seat, name, bot, ..
-            } => self.apply_seat_taken(v, *seat, name, *bot)?,
+                seat,
+                name,
+                bot,
+                same_player_as,
+                ..
+            } => self.apply_seat_taken(v, *seat, name, *bot, *same_player_as)?,
             Event::GameStarted { clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 self.status = RoomStatus::Playing;

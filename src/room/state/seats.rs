@@ -29,6 +29,8 @@ pub enum JoinRefusal {
     SeatTaken(Seat),
     /// The asked-for seat or colour does not exist in this game (HTTP 400 `bad_request`).
     NoSuchSeat(String),
+    /// The `same_player` token of the join holds no seat of this room (HTTP 403 `bad_token`).
+    BadToken,
 }
 
 /// One seat of the room.
@@ -46,6 +48,9 @@ pub struct SeatSlot {
     /// The account the seat belongs to: its player resumes it by logging in, without the seat
     /// token. `None` for an anonymous seat or a bot's.
     pub user_id: Option<uuid::Uuid>,
+    /// The seat whose holder took this one too (a pass-and-play table); `None` when the seat's
+    /// holder took no other seat before it.
+    pub same_player_as: Option<Seat>,
 }
 
 /// The name a computer opponent plays under, e.g. `Computer (level 3)`.
@@ -77,6 +82,18 @@ impl RoomState {
         choice: &SeatChoice,
         name: Option<String>,
     ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
+        self.decide_join_as(choice, name, None)
+    }
+
+    /// As [`RoomState::decide_join`], by the holder of seat `same_player_as` when it is `Some` (a
+    /// pass-and-play table taking its other seats): the `seat_taken` says so, and that player
+    /// answers for both seats (see [`RoomState::same_player`]).
+    pub fn decide_join_as(
+        &self,
+        choice: &SeatChoice,
+        name: Option<String>,
+        same_player_as: Option<Seat>,
+    ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
         let free = |seat: &Seat| !self.seats[usize::from(*seat)].taken;
         let all: Vec<Seat> = (0..self.game.players()).collect();
         if self.status != RoomStatus::Waiting || !all.iter().any(free) {
@@ -105,7 +122,10 @@ impl RoomState {
         if !free(&seat) {
             return Err(JoinRefusal::SeatTaken(seat));
         }
-        Ok((seat, self.seat_taken_events(seat, name, None)))
+        Ok((
+            seat,
+            self.seat_taken_events(seat, name, None, same_player_as),
+        ))
     }
 
     /// The events of a computer opponent at `level` taking the free `seat`: `seat_taken` with
@@ -130,8 +150,31 @@ impl RoomState {
                 Code::CannotAddBot,
                 format!("seat {seat} is taken"),
             )),
-            Some(_) => Ok(self.seat_taken_events(seat, Some(bot_name(level)), Some(level))),
+            Some(_) => Ok(self.seat_taken_events(seat, Some(bot_name(level)), Some(level), None)),
         }
+    }
+
+    /// Whether seats `a` and `b` are held by the same player: the same seat, or seats linked by
+    /// `same_player_as` (a pass-and-play table's seats all lead to the one its creator took).
+    pub fn same_player(&self, a: Seat, b: Seat) -> bool {
+        self.holder(a) == self.holder(b)
+    }
+
+    /// The first seat of the player holding `seat`: `same_player_as` followed to its end (at
+    /// most one step a seat, so a loop in a corrupt log cannot hang it).
+    fn holder(&self, seat: Seat) -> Seat {
+        let mut at = seat;
+        for _ in 0..self.seats.len() {
+            match self
+                .seats
+                .get(usize::from(at))
+                .and_then(|slot| slot.same_player_as)
+            {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        at
     }
 
     /// Applies `seat_taken` (event version `v`) for `seat`: the seat taken at version 1 is the
@@ -142,7 +185,15 @@ impl RoomState {
         seat: Seat,
         name: &Option<String>,
         bot: Option<Level>,
+        same_player_as: Option<Seat>,
     ) -> Result<(), String> {
+        if same_player_as
+            .is_some_and(|other| other == seat || usize::from(other) >= self.seats.len())
+        {
+            return Err(format!(
+                "seat_taken of seat {seat} names seat {same_player_as:?} as its holder's"
+            ));
+        }
         let slot = self
             .seats
             .get_mut(usize::from(seat))
@@ -150,6 +201,7 @@ impl RoomState {
         slot.taken = true;
         slot.name.clone_from(name);
         slot.bot = bot;
+        slot.same_player_as = same_player_as;
         if v == 1 {
             self.creator = Some(seat);
         }
@@ -162,12 +214,14 @@ impl RoomState {
         seat: Seat,
         name: Option<String>,
         bot: Option<Level>,
+        same_player_as: Option<Seat>,
     ) -> Vec<Event> {
         let mut events = vec![Event::SeatTaken {
             seat,
             color: self.game.color(seat).to_owned(),
             name,
             bot,
+            same_player_as,
         }];
         if self.seats.iter().filter(|slot| slot.taken).count() + 1 == self.seats.len() {
             events.push(Event::GameStarted {

@@ -16,11 +16,11 @@
 //! takeback never sits under a draw offer's accept button). Limits, counted in the offerer's own
 //! moves (the state has no clock, and a restart must rebuild them): one takeback offer per own
 //! move, and after its k-th declined takeback offer a seat waits k more of its own moves. They
-//! keep an offer from being put to a person again and again; an accepted offer frees its seat
-//! to offer again at once, so where the answer is the offerer's own (the computer accepts at
-//! once; a pass-and-play page answers for its other seats) a takeback is an undo, move after
-//! move, and nothing is declined. A move by anyone closes an open takeback offer (by the
-//! offerer: withdrawn; by another: declined). An accept is for the ply its offer was made at.
+//! keep an offer from being put to another person again and again: when only bots and the
+//! offerer's own other seats (a pass-and-play table, whose seats were joined as `same_player`)
+//! must answer, there are none, and a takeback is an undo, move after move. A move by anyone
+//! closes an open takeback offer (by the offerer: withdrawn; by another: declined). An accept is
+//! for the ply its offer was made at.
 
 use super::{Refusal, RoomState};
 use crate::protocol::{Code, Event, OfferInfo, OfferKind};
@@ -70,13 +70,14 @@ impl RoomState {
         let plies = self.takeback_plies(seat)?;
         let limits = self.takeback_limits.get(usize::from(seat));
         let limits = limits.cloned().unwrap_or_default();
-        if limits.offered_at == Some(limits.moves_played) {
+        let asks_another = !self.answered_by_offerer(seat);
+        if asks_another && limits.offered_at == Some(limits.moves_played) {
             return Err(Refusal::new(
                 Code::RateLimited,
                 "one takeback offer per move: make a move before offering again",
             ));
         }
-        if limits.moves_played < limits.cooldown_until {
+        if asks_another && limits.moves_played < limits.cooldown_until {
             let wait = limits.cooldown_until - limits.moves_played;
             return Err(Refusal::new(
                 Code::RateLimited,
@@ -166,6 +167,13 @@ impl RoomState {
         u32::try_from(plies).or_else(|_| cannot("too many plies"))
     }
 
+    /// Whether only bots and `seat`'s own player must answer a takeback offer of `seat` (a
+    /// practice game, a pass-and-play table): then it is an undo, which no limit holds.
+    fn answered_by_offerer(&self, seat: Seat) -> bool {
+        self.others_in_play(seat)
+            .all(|other| self.is_bot(other) || self.same_player(other, seat))
+    }
+
     /// The other seats still in the game than `seat`.
     fn others_in_play(&self, seat: Seat) -> impl Iterator<Item = Seat> {
         self.game.in_play().into_iter().filter(move |s| *s != seat)
@@ -223,8 +231,8 @@ impl RoomState {
 
     /// Takes back the last `plies` moves: the game replayed without them must give `position`
     /// (the event's), or the log is not this room's. Every open offer closes (only the takeback
-    /// offer can be open; its seat may offer again at once), and a draw offer counted against a
-    /// position no longer played is forgotten.
+    /// offer can be open), and a draw offer counted against a position no longer played is
+    /// forgotten.
     pub(super) fn apply_taken_back(&mut self, plies: u32, position: &str) -> Result<(), String> {
         let keep = self
             .moves
@@ -241,13 +249,6 @@ impl RoomState {
         }
         self.game = game;
         self.moves.truncate(keep);
-        // An accepted offer was no spam: its seat may ask again at once (an undo of move after
-        // move, against the computer or at a pass-and-play table, where the answer is immediate).
-        for offer in self.offers.iter().filter(|o| o.kind == OfferKind::Takeback) {
-            if let Some(limits) = self.takeback_limits.get_mut(usize::from(offer.by)) {
-                limits.offered_at = None;
-            }
-        }
         self.offers.clear();
         for at in &mut self.draw_offered_at {
             if at.is_some_and(|at| at > keep) {
@@ -274,9 +275,12 @@ impl RoomState {
     }
 
     /// `offer` was closed by seat `by`: a takeback offer declined by another seat starts the
-    /// offerer's cooldown (its k-th decline: k more of its own moves).
+    /// offerer's cooldown (its k-th decline: k more of its own moves). A seat that had accepted it
+    /// and then moved (in three-player Khan-Tsin, while another still had to answer) declined
+    /// nothing: its move closes the offer, as any move does, and counts against no one.
     pub(super) fn count_takeback_decline(&mut self, offer: &OfferInfo, by: Option<Seat>) {
-        let declined_by_another = by.is_some_and(|by| by != offer.by);
+        let declined_by_another =
+            by.is_some_and(|by| by != offer.by && !offer.accepted.contains(&by));
         if offer.kind != OfferKind::Takeback || !declined_by_another {
             return;
         }
@@ -693,6 +697,29 @@ mod tests {
     }
 
     #[test]
+    fn a_move_by_a_player_who_accepted_closes_the_offer_but_declines_nothing() {
+        let mut room = three_player_room_after_placement();
+        let last = room.moves.last().unwrap().seat;
+        command(&mut room, last, &Command::OfferTakeback);
+        let on_move = room.seat_on_move().unwrap();
+        let events = command(&mut room, on_move, &Command::Accept { offer: 1 });
+        assert_eq!(events, [Event::OfferAccepted { id: 1, by: on_move }]);
+        let mv = room.game.legal_moves()[0].clone();
+        let v = room.version;
+        let events = command(&mut room, on_move, &Command::Move { mv, v });
+        assert!(events.contains(&Event::OfferDeclined {
+            id: 1,
+            by: Some(on_move)
+        }));
+        assert!(room.offers.is_empty());
+        assert_eq!(
+            room.takeback_limits[usize::from(last)].declined,
+            0,
+            "no cooldown for the offerer"
+        );
+    }
+
+    #[test]
     fn a_players_leaving_stands_and_who_left_has_no_say() {
         let mut room = three_player_room_after_placement();
         let last = room.moves.last().unwrap().seat;
@@ -754,19 +781,24 @@ mod tests {
             assert!(matches!(events[1], Event::TakenBack { .. }), "{events:?}");
             assert_eq!(room.moves.len(), left);
         }
-        // A pass-and-play table: the page answers for the other seat at once.
+        // A pass-and-play table (Black's seat joined by White's player): its page answers for
+        // the other seat, declines included, and no limit holds either way.
         let mut table = ouk_chatrang();
+        table.seats[1].same_player_as = Some(0);
         play(&mut table, "e3e4 d6d5 b1d2 b8d7");
-        for (id, left) in [(1, 2), (2, 0)] {
+        command(&mut table, 0, &Command::OfferTakeback);
+        command(&mut table, 1, &Command::Decline { offer: 1 });
+        for (id, left) in [(2, 2), (3, 0)] {
             command(&mut table, 0, &Command::OfferTakeback);
             command(&mut table, 1, &Command::Accept { offer: id });
             assert_eq!(table.moves.len(), left);
         }
-        // An offer a person declined still counts.
-        play(&mut table, "e3e4 d6d5");
-        command(&mut table, 0, &Command::OfferTakeback);
-        command(&mut table, 1, &Command::Decline { offer: 3 });
-        let waiting = decide_events(&table, 0, &Command::OfferTakeback).unwrap_err();
+        // Two people: an offer accepted still counts, so the next one waits for a move.
+        let mut people = ouk_chatrang();
+        play(&mut people, "e3e4 d6d5 b1d2 b8d7");
+        command(&mut people, 0, &Command::OfferTakeback);
+        command(&mut people, 1, &Command::Accept { offer: 1 });
+        let waiting = decide_events(&people, 0, &Command::OfferTakeback).unwrap_err();
         assert_eq!(
             waiting.message,
             "one takeback offer per move: make a move before offering again"

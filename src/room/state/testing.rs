@@ -96,7 +96,7 @@ pub(super) fn timed_room(
 
 /// A two-player room of `kind` from `start` (or the standard start) with `options` (a `clock`
 /// makes it timed), both seats taken.
-pub(super) fn two_player_room(
+pub(in crate::room) fn two_player_room(
     kind: GameKind,
     start: Option<&str>,
     options: serde_json::Value,
