@@ -343,6 +343,22 @@ pub struct Limits {
     /// (at least one), so rooms and sockets keep the rest.
     #[arg(long, env = "KHANATE_BOT_THREADS", default_value_t = Limits::default().bot_threads)]
     pub bot_threads: usize,
+
+    /// Login and registration attempts one client address may make per minute (a burst of as
+    /// many). Beyond: 429 `rate_limited` with `retry_after`.
+    #[arg(long, env = "KHANATE_LOGINS_PER_MINUTE", default_value_t = Limits::default().logins_per_minute)]
+    pub logins_per_minute: u32,
+
+    /// Failed logins of one account (by the name tried) in 15 minutes; the next attempt is 429
+    /// `rate_limited` until the oldest leaves the window. Counted in the database, so every node
+    /// of a cluster counts the same ones.
+    #[arg(long, env = "KHANATE_LOGIN_FAILURES_PER_ACCOUNT", default_value_t = Limits::default().login_failures_per_account)]
+    pub login_failures_per_account: u32,
+
+    /// Argon2id password hashes (19 MiB each) that may run at once on the blocking pool; the
+    /// others wait. Default: the number of cores.
+    #[arg(long, env = "KHANATE_PASSWORD_HASHES", default_value_t = Limits::default().password_hashes)]
+    pub password_hashes: usize,
 }
 
 impl Default for Limits {
@@ -364,6 +380,9 @@ impl Default for Limits {
             abandoned_waiting_room_s: 600,
             bot_threads: std::thread::available_parallelism()
                 .map_or(1, |cores| (cores.get() / 2).max(1)),
+            logins_per_minute: 20,
+            login_failures_per_account: 10,
+            password_hashes: std::thread::available_parallelism().map_or(1, |cores| cores.get()),
         }
     }
 }
@@ -434,6 +453,7 @@ impl Config {
                 http_connections_per_ip: 10_000,
                 lookups_per_minute: 100_000,
                 failed_lookups_per_minute: 10_000,
+                logins_per_minute: 10_000,
                 ..Limits::default()
             },
             cluster: ClusterConfig::default(),

@@ -10,6 +10,7 @@
 //! - [`json`]: client JSON read strictly (no key twice);
 //! - [`text`]: the Unicode classes of names and chat (invisible characters, bidirectional ones);
 //! - [`domain`]: the types rooms and the store share (room status, visibility, a finished game);
+//! - [`accounts`]: optional accounts: names, passwords, sessions, API tokens, login limits;
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`cluster`]: several nodes on one PostgreSQL: leases, claims and fencing, and any node
 //!   serving any client by relaying its WebSocket (forwarding its REST request) to the one node
@@ -25,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod accept;
+pub mod accounts;
 pub mod api;
 pub mod bot;
 pub mod cli;

@@ -1,11 +1,12 @@
-//! The `khanate` binary: `serve` (the default), `migrate`, and the rules tools `perft`, `moves`
-//! and `play`.
+//! The `khanate` binary: `serve` (the default), `migrate`, `user` (accounts, for operators), and
+//! the rules tools `perft`, `moves` and `play`.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use khanate::accounts::operators::{self, UserCommand};
 use khanate::cli;
 use khanate::config::{Config, LogFormat, mask_url};
 use khanate::rules::GameKind;
@@ -31,6 +32,13 @@ enum Command {
         #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
         database_url: String,
     },
+    /// Accounts, for operators: list, show, disable, enable, reset-password.
+    User {
+        #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
+        database_url: String,
+        #[command(subcommand)]
+        action: UserAction,
+    },
     /// Count the leaf nodes of the legal-move tree to DEPTH.
     Perft {
         #[command(flatten)]
@@ -54,6 +62,32 @@ enum Command {
         game: GameArgs,
         moves: Vec<String>,
     },
+}
+
+#[derive(Subcommand)]
+enum UserAction {
+    /// Every account: name, created, status.
+    List,
+    /// One account: id, created, status, how many sessions and API tokens.
+    Show { name: String },
+    /// Refuse the account's logins and end its sessions.
+    Disable { name: String },
+    /// Let a disabled account log in again.
+    Enable { name: String },
+    /// Give the account a new random password, printed once; every session ends.
+    ResetPassword { name: String },
+}
+
+impl From<UserAction> for UserCommand {
+    fn from(action: UserAction) -> Self {
+        match action {
+            UserAction::List => UserCommand::List,
+            UserAction::Show { name } => UserCommand::Show(name),
+            UserAction::Disable { name } => UserCommand::Disable(name),
+            UserAction::Enable { name } => UserCommand::Enable(name),
+            UserAction::ResetPassword { name } => UserCommand::ResetPassword(name),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -135,6 +169,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             init_tracing(LogFormat::Text);
             Store::connect(&database_url).await?;
             println!("migrations applied to {}", mask_url(&database_url));
+            Ok(())
+        }),
+        Some(Command::User {
+            database_url,
+            action,
+        }) => runtime()?.block_on(async {
+            let store = Store::connect(&database_url).await?;
+            let text = operators::run(&store, action.into()).await;
+            store.close().await;
+            println!("{}", text?);
             Ok(())
         }),
         Some(Command::Perft {

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use tracing::info;
 
 use crate::accept::{self, Gate};
+use crate::accounts::Accounts;
 use crate::api::{AppState, Limiters, router};
 use crate::cluster::{JoinError, Node};
 use crate::config::Config;
@@ -149,6 +150,7 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         node: node.clone(),
         store: store.clone(),
         limiters: Limiters::new(&config.limits),
+        accounts: Arc::new(Accounts::new(store.clone(), &config)),
         metrics: telemetry::install(),
         config: Arc::new(config),
         shutdown: shutdown_rx.clone(),

@@ -1,7 +1,10 @@
 //! Every example in `docs/protocol.md` is a real message: client examples are accepted by the
 //! server's frame parser, server examples round-trip exactly through the server's own types (so a
 //! renamed or missing field fails here) and parse as `ServerFrame`s, and HTTP examples are valid
-//! JSON.
+//! JSON; the account examples are sent to a real server, which takes every request example and
+//! answers with exactly the keys of every answer example.
+
+mod support;
 
 use khanate::protocol::{
     Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, ServerFrame,
@@ -174,4 +177,128 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         );
     }
     assert!(seen["http"] >= 6, "REST examples");
+}
+
+/// The `json http` examples of the section headed `### {title}`, in order.
+fn section_examples(markdown: &str, title: &str) -> Vec<Value> {
+    let start = markdown
+        .find(&format!("### {title}\n"))
+        .unwrap_or_else(|| panic!("a section {title}"));
+    let rest = &markdown[start + title.len() + 5..];
+    let end = rest.find("\n### ").unwrap_or(rest.len());
+    blocks(&rest[..end])
+        .into_iter()
+        .filter(|(info, _)| info == "json http")
+        .map(|(_, body)| serde_json::from_str(&body).unwrap_or_else(|e| panic!("{body}: {e}")))
+        .collect()
+}
+
+/// The keys of `v`, at every depth (the first element standing for an array's).
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.first().map(shape).into_iter().collect()),
+        _ => Value::Null,
+    }
+}
+
+#[tokio::test]
+async fn the_account_examples_are_what_the_server_takes_and_answers() {
+    use reqwest::Method;
+    use support::account::{Auth, send};
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
+    let text = std::fs::read_to_string(path).expect("docs/protocol.md");
+    let examples = section_examples(&text, "Accounts");
+    let [
+        register,
+        account,
+        limited,
+        password,
+        sessions,
+        token_request,
+        token,
+        attach_request,
+        attached,
+        delete,
+    ] = <[Value; 10]>::try_from(examples).expect("the ten examples of the Accounts section");
+    let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
+    let addr = server.addr;
+    let call = |method: Method, path: &'static str, auth: Auth<'static>, body: Option<Value>| async move {
+        send(addr, method, path, auth, None, body.as_ref()).await
+    };
+    let created = call(
+        Method::POST,
+        "/api/account/register",
+        Auth::None,
+        Some(register.clone()),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(shape(&created.body), shape(&account));
+    let cookie: &'static str = Box::leak(created.session_token().into_boxed_str());
+    let made = call(
+        Method::POST,
+        "/api/account/tokens",
+        Auth::Cookie(cookie),
+        Some(token_request.clone()),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    assert_eq!(shape(&made.body), shape(&token));
+    assert_eq!(made.body["scopes"], token["scopes"]);
+    let listed = call(
+        Method::GET,
+        "/api/account/sessions",
+        Auth::Cookie(cookie),
+        None,
+    )
+    .await;
+    assert_eq!(shape(&listed.body), shape(&sessions));
+    let attach = call(
+        Method::POST,
+        "/api/account/attach",
+        Auth::Cookie(cookie),
+        Some(attach_request.clone()),
+    )
+    .await;
+    assert_eq!(shape(&attach.body)["refused"], shape(&attached)["refused"]);
+    let changed = call(
+        Method::POST,
+        "/api/account/password",
+        Auth::Cookie(cookie),
+        Some(password.clone()),
+    )
+    .await;
+    assert_eq!(changed.status, 204, "{}", changed.body);
+    let mut wrong = register.clone();
+    wrong["password"] = json!("not the password");
+    let mut answer = call(
+        Method::POST,
+        "/api/account/login",
+        Auth::None,
+        Some(wrong.clone()),
+    )
+    .await;
+    while answer.status == 401 {
+        answer = call(
+            Method::POST,
+            "/api/account/login",
+            Auth::None,
+            Some(wrong.clone()),
+        )
+        .await;
+    }
+    assert_eq!(answer.status, 429);
+    assert_eq!(shape(&answer.body), shape(&limited));
+    let deleted = call(
+        Method::DELETE,
+        "/api/account",
+        Auth::Cookie(cookie),
+        Some(delete.clone()),
+    )
+    .await;
+    assert_eq!(deleted.status, 204, "{}", deleted.body);
 }

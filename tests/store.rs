@@ -6,6 +6,7 @@
 //! only the SQLite half. PostgreSQL tests need `DATABASE_URL` (see `tests/support/db.rs`; run them
 //! with `scripts/test`).
 
+#[macro_use]
 mod support;
 
 use chrono::{DateTime, Duration, TimeZone, Timelike, Utc};
@@ -18,41 +19,6 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 use support::db;
 use uuid::Uuid;
-
-/// For each scenario, a module with one `#[tokio::test]` per backend. `store:` scenarios take the
-/// connected store; `url:` scenarios also get the database URL.
-macro_rules! on_both_backends {
-    (store: $($scenario:ident),* $(,)?) => {
-        $(on_both_backends!(@one $scenario, store, _url, [store]);)*
-    };
-    (url: $($scenario:ident),* $(,)?) => {
-        $(on_both_backends!(@one $scenario, store, url, [store, url]);)*
-    };
-    (@one $scenario:ident, $store:ident, $url:ident, [$($arg:ident),*]) => {
-        mod $scenario {
-            use super::*;
-
-            #[tokio::test]
-            async fn postgres() {
-                let database = db::fresh_postgres().await;
-                let database_url = database.url.clone();
-                let $store = Store::connect(&database_url).await.expect("connect to the test database");
-                assert_eq!($store.backend_name(), "postgres");
-                let $url: &str = &database_url;
-                super::$scenario($($arg),*).await;
-            }
-
-            #[tokio::test]
-            async fn sqlite() {
-                let (_file, database_url) = db::fresh_sqlite_url();
-                let $store = Store::connect(&database_url).await.expect("open the test database");
-                assert_eq!($store.backend_name(), "sqlite");
-                let $url: &str = &database_url;
-                super::$scenario($($arg),*).await;
-            }
-        }
-    };
-}
 
 on_both_backends!(store:
     create_room_round_trips_by_id_and_by_invite_code,
@@ -118,6 +84,7 @@ fn seat(seat: u8, name: &str, joined_at: DateTime<Utc>) -> SeatRow {
         name: Some(name.to_owned()),
         token_hash: hash(seat + 1),
         bot: None,
+        user_id: None,
         joined_at,
     }
 }
@@ -258,6 +225,7 @@ async fn create_room_round_trips_by_id_and_by_invite_code(store: Store) {
         name: Some("Sokha".to_owned()),
         token_hash: hash(0xA5),
         bot: None,
+        user_id: None,
         joined_at: at(1) + nanos,
     };
     let mut first = seat_taken(1, &creator);
@@ -596,6 +564,7 @@ async fn taking_a_seat_twice_fails_and_writes_nothing(store: Store) {
         name: Some("Intruder".to_owned()),
         token_hash: hash(0xEE),
         bot: None,
+        user_id: None,
         joined_at: at(2),
     };
     let mut c = commit(r.id, v, RoomStatus::Playing);

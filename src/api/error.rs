@@ -1,4 +1,5 @@
-//! REST errors: an HTTP status plus `{"error": {"code": "...", "message": "..."}}` (PROTOCOL.md).
+//! REST errors: an HTTP status plus `{"error": {"code": "...", "message": "..."}}` (PROTOCOL.md),
+//! with `"retry_after"` (whole seconds, as the `Retry-After` header) on a 429 that knows it.
 
 use axum::Json;
 use std::time::Duration;
@@ -71,7 +72,10 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({"error": {"code": self.code, "message": self.message}});
+        let mut body = json!({"error": {"code": self.code, "message": self.message}});
+        if let Some(wait) = self.retry_after {
+            body["error"]["retry_after"] = json!(retry_after_secs(wait));
+        }
         let mut response = (self.status, Json(body)).into_response();
         if let Some(wait) = self.retry_after {
             response.headers_mut().insert(

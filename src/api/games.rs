@@ -110,6 +110,12 @@ pub async fn game_record(
     ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
+    Ok(Json(record_json(&state, record).await?).into_response())
+}
+
+/// A finished game as `GET /api/games/{room_id}` answers it (also each game of an account's
+/// export).
+pub async fn record_json(state: &AppState, record: GameRecord) -> Result<Value, ApiError> {
     // The players' channel, all of it, with what was said after the game too.
     let chat: Vec<Value> = state
         .store
@@ -162,7 +168,7 @@ pub async fn game_record(
             map.insert("clock".into(), clock);
         }
     }
-    Ok(Json(body).into_response())
+    Ok(body)
 }
 
 /// The clock settings of a room's final clock (see [`Store::final_clock`](crate::store::Store::final_clock)).
@@ -181,6 +187,19 @@ pub async fn game_pgn(
     ApiPath(room_id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let record = finished_game(&state, &room_id).await?;
+    let text = pgn_text(&state, &record).await?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
+}
+
+/// An Ouk Chatrang game's PGN, with its clocks (400 `bad_request` for another game).
+pub async fn pgn_text(state: &AppState, record: &GameRecord) -> Result<String, ApiError> {
     let final_clock = state.store.final_clock(record.room_id).await?;
     let settings = final_clock.as_ref().and_then(clock_settings);
     let move_clocks: Vec<Option<i64>> = match settings {
@@ -197,15 +216,7 @@ pub async fn game_pgn(
         settings: settings.as_ref(),
         moves: &move_clocks,
     };
-    let text = pgn::write(&record, clocks).map_err(ApiError::bad_request)?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            "application/x-chess-pgn; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response())
+    pgn::write(record, clocks).map_err(ApiError::bad_request)
 }
 
 /// `GET /api/games/{room_id}/record`: a finished game of any kind as plain text in its own

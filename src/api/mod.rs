@@ -3,6 +3,8 @@
 //! Arrows point one way: handlers talk to rooms through the registry, and read finished games
 //! straight from the store; they never decide a rule.
 
+mod account;
+mod auth;
 mod error;
 mod extract;
 mod games;
@@ -26,19 +28,20 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
 use tower::ServiceBuilder;
 
+use crate::accounts::Accounts;
 use crate::cluster::{Node, PEER_CLIENT_HEADER, PEER_HEADERS, PEER_SECRET_HEADER};
 use crate::config::Config;
 use crate::room::registry::Registry;
 use crate::store::Store;
 use crate::telemetry;
 
-pub use error::ApiError;
+pub use error::{ApiError, retry_after_secs};
 pub use limits::{AddressCounter, AddressSlot, Limiters, Sender};
 pub use proxy::trusted as is_trusted_proxy;
 
@@ -62,6 +65,8 @@ pub struct AppState {
     pub connection_open: mpsc::Sender<()>,
     /// Rate and connection limits.
     pub limiters: Arc<Limiters>,
+    /// Users, sessions and API tokens.
+    pub accounts: Arc<Accounts>,
     /// Renders the Prometheus metrics (`None` when another recorder owns the process's metrics).
     pub metrics: Option<PrometheusHandle>,
     /// Whether this state serves the internal listener (`--internal-bind`), the only one where
@@ -152,9 +157,30 @@ fn routes(state: AppState) -> Router {
         .route("/api/games/{room_id}", get(games::game_record))
         .route("/api/games/{room_id}/pgn", get(games::game_pgn))
         .route("/api/games/{room_id}/record", get(games::game_text))
+        .route("/api/account", get(account::me).delete(account::delete))
+        .route("/api/account/register", post(account::register))
+        .route("/api/account/login", post(account::login))
+        .route("/api/account/logout", post(account::logout))
+        .route(
+            "/api/account/logout-everywhere",
+            post(account::logout_everywhere),
+        )
+        .route("/api/account/password", post(account::change_password))
+        .route("/api/account/attach", post(account::attach))
+        .route("/api/session", get(account::session))
+        .route("/api/account/export", get(account::export))
+        .route("/api/account/sessions", get(account::sessions))
+        .route("/api/account/sessions/{id}", delete(account::end_session))
+        .route(
+            "/api/account/tokens",
+            post(account::create_token).get(account::tokens),
+        )
+        .route("/api/account/tokens/{id}", delete(account::revoke_token))
         .route("/ws", get(ws::upgrade))
         .route("/", get(web::home))
         .route("/r/{invite_code}", get(web::room))
+        .route("/login", get(web::login))
+        .route("/account", get(web::account))
         .route("/g/{room_id}", get(web::game))
         .route("/rules/{game}", get(web::rules))
         .route("/assets/{*path}", get(web::asset))

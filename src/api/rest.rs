@@ -12,10 +12,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::AppState;
 use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
 use super::lookup::{self, Lookup};
+use super::{AppState, auth};
 use super::{names, proxy};
 use crate::bot::Level;
 use crate::cluster::forward::{ROOM_MOVING, forward};
@@ -210,7 +210,7 @@ async fn find_room(
 async fn forwarded<F, Fut>(
     state: &AppState,
     room_id: Uuid,
-    client: IpAddr,
+    (client, headers): (IpAddr, &HeaderMap),
     request: (Method, String, Option<Bytes>),
     local: F,
 ) -> Result<Response, ApiError>
@@ -218,17 +218,26 @@ where
     F: Fn(RoomHandle) -> Fut,
     Fut: Future<Output = Result<Response, ApiError>>,
 {
+    let (method, path, body) = request;
     let Some(node) = &state.node else {
         return Err(ApiError::unavailable());
     };
-    let (method, path, body) = request;
     let attempt = || async {
         let owner = node
             .owner_of(room_id)
             .await
             .map_err(Attempt::Store)?
             .ok_or_else(|| Attempt::Retry("no live node owns the room".into()))?;
-        forward(node, &owner, method.clone(), &path, body.clone(), client).await
+        forward(
+            node,
+            &owner,
+            method.clone(),
+            &path,
+            body.clone(),
+            client,
+            headers,
+        )
+        .await
     };
     let id = room_id.to_string();
     let here = || state.registry.find(&id);
@@ -293,6 +302,14 @@ pub async fn create_room(
         ));
     }
     let body: CreateBody = body.parse(None)?;
+    let (name, user) = auth::player(
+        &state,
+        peer,
+        &headers,
+        &Method::POST,
+        clean_name(body.name)?,
+    )
+    .await?;
     let kind: GameKind = body.game.parse().map_err(|e: crate::rules::RuleError| {
         ApiError::new(StatusCode::BAD_REQUEST, "unknown_game", e.message)
     })?;
@@ -325,7 +342,8 @@ pub async fn create_room(
         options,
         visibility,
         seat: body.seat.map_or(SeatChoice::Random, SeatChoice::from),
-        name: clean_name(body.name)?,
+        name,
+        user,
         bots: body
             .bots
             .unwrap_or_default()
@@ -376,7 +394,7 @@ pub async fn room_summary(
         Found::Elsewhere(room_id) => {
             let client = state.client_ip(peer.ip(), &headers);
             let request = (Method::GET, format!("/api/rooms/{room_id}"), None);
-            forwarded(&state, room_id, client, request, summary).await
+            forwarded(&state, room_id, (client, &headers), request, summary).await
         }
     }
 }
@@ -391,14 +409,21 @@ pub async fn join_room(
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
     let parsed: JoinBody = body.parse(Some(JoinBody::default()))?;
-    let name = clean_name(parsed.name)?;
+    let (name, user) = auth::player(
+        &state,
+        peer,
+        &headers,
+        &Method::POST,
+        clean_name(parsed.name)?,
+    )
+    .await?;
     let choice = parsed.seat.map_or(SeatChoice::Random, SeatChoice::from);
     let same_player = parsed.same_player.as_deref().map(hash_token);
     let join = |room: RoomHandle| {
         let (choice, name) = (choice.clone(), name.clone());
         async move {
             let joined = room
-                .join(choice, name, same_player)
+                .join(choice, name, user, same_player)
                 .await
                 .map_err(join_error)?;
             Ok(Json(json!({
@@ -416,7 +441,7 @@ pub async fn join_room(
             let client = state.client_ip(peer.ip(), &headers);
             let path = format!("/api/rooms/{room_id}/join");
             let request = (Method::POST, path, Some(body.into_bytes()));
-            forwarded(&state, room_id, client, request, join).await
+            forwarded(&state, room_id, (client, &headers), request, join).await
         }
     }
 }

@@ -34,6 +34,16 @@ const NO_FRAMING: [(header::HeaderName, &str); 2] = [
     (header::CONTENT_SECURITY_POLICY, "frame-ancestors 'none'"),
 ];
 
+/// `GET /login`: register or log in.
+pub async fn login(State(state): State<AppState>) -> Response {
+    page(&state.config, "login.html", StatusCode::OK)
+}
+
+/// `GET /account`: the logged-in account's page (it sends a browser that is not to `/login`).
+pub async fn account(State(state): State<AppState>) -> Response {
+    page(&state.config, "account.html", StatusCode::OK)
+}
+
 /// `GET /`: the home page.
 pub async fn home(State(state): State<AppState>) -> Response {
     page(&state.config, "index.html", StatusCode::OK)
@@ -189,7 +199,14 @@ mod tests {
 
     #[test]
     fn every_page_has_the_base_to_replace() {
-        for name in ["index.html", "room.html", "rules.html", "game.html"] {
+        for name in [
+            "index.html",
+            "room.html",
+            "rules.html",
+            "game.html",
+            "login.html",
+            "account.html",
+        ] {
             let file = Assets::get(name).unwrap();
             assert!(
                 String::from_utf8_lossy(&file.data).contains(BASE_PLACEHOLDER),

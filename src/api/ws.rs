@@ -25,6 +25,7 @@ use uuid::Uuid;
 use super::limits::Sender;
 use super::lookup::{self, Lookup};
 use super::{ApiError, AppState, Limiters, names, proxy};
+use crate::accounts::tokens::Scope;
 use crate::cluster::route::{Attempt, RouteError, Routed, route};
 use crate::cluster::{Node, relay};
 use crate::protocol::{
@@ -66,6 +67,7 @@ pub async fn upgrade(
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", message).into_response();
     }
     let client = state.client_ip(peer.ip(), &headers);
+    let session = state.accounts.cookie().token_in(&headers);
     let Some(slot) = state.limiters.open_socket(client) else {
         let message = format!(
             "at most {} open WebSockets from one address",
@@ -86,7 +88,7 @@ pub async fn upgrade(
             async move {
                 let _slot = slot;
                 telemetry::connection(1.0);
-                connection(state, socket, client, relayed).await;
+                connection(state, socket, client, relayed, session).await;
                 telemetry::connection(-1.0);
             }
             .instrument(span)
@@ -157,7 +159,13 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
 /// loading the room from the database, joining it) are boxed: kept inline they would make every
 /// connection's task as large as the largest of them for its whole life (about 12 KiB each).
 /// `relayed`: another node of the cluster relays this client (it is never relayed again).
-async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, relayed: bool) {
+async fn connection(
+    state: AppState,
+    mut socket: WebSocket,
+    client: IpAddr,
+    relayed: bool,
+    session: Option<String>,
+) {
     let _open = state.connection_open.clone();
     let hello = match Box::pin(read_hello(&mut socket)).await {
         Ok(hello) => hello,
@@ -165,6 +173,25 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
             return hello_error(socket, code, close_code, message).await;
         }
     };
+    let user = match account_of(&state, &hello, session.as_deref()).await {
+        Ok(user) => user,
+        Err(message) => {
+            return hello_error(socket, Code::BadToken, close::BAD_TOKEN, message).await;
+        }
+    };
+    if user.is_none()
+        && let Some(name) = &hello.name
+        && state
+            .store
+            .user_by_name(name)
+            .await
+            .ok()
+            .flatten()
+            .is_some()
+    {
+        let message = format!("{name:?} is an account's username; log in to chat under it");
+        return hello_error(socket, Code::BadHello, close::BAD_HELLO, message).await;
+    }
     let found = match Box::pin(lookup::find_room(&state, client, &hello.room)).await {
         Ok(Lookup::Found(room)) => Ok(room),
         Ok(Lookup::Missing) => {
@@ -179,13 +206,14 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     };
     let found = match (found, &state.node) {
         (Err(StoreError::OwnedElsewhere { room_id }), Some(node)) if !relayed => {
+            let cookie = session.map(|token| format!("{}={token}", state.accounts.cookie().name()));
             let routed = Box::pin(served_elsewhere(
                 &state,
                 node,
                 &mut socket,
                 room_id,
                 &hello,
-                client,
+                (client, cookie.as_deref()),
             ));
             match routed.await {
                 Ok(served) => Ok(served),
@@ -229,7 +257,9 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_CAPACITY);
     let own = out_tx.downgrade();
     let connected =
-        match Box::pin(room.connect_named(hello.token, hello.last_v, hello.name, out_tx)).await {
+        match Box::pin(room.connect_named(hello.token, user, hello.last_v, hello.name, out_tx))
+            .await
+        {
             Ok(connected) => connected,
             Err(ConnectError::BadToken) => {
                 let message = "this seat token does not belong to this room".to_owned();
@@ -288,6 +318,35 @@ async fn connection(state: AppState, mut socket: WebSocket, client: IpAddr, rela
     }
 }
 
+/// The account a hello comes from: its `api_token`'s (which must have the scope `play`), else
+/// the upgrade's session cookie's, else none. A token that is not valid refuses the hello (the
+/// message says why); a stale cookie counts as none.
+async fn account_of(
+    state: &AppState,
+    hello: &Hello,
+    session: Option<&str>,
+) -> Result<Option<Uuid>, String> {
+    let unavailable = |e: StoreError| {
+        tracing::warn!(error = %e, "could not check a hello's account");
+        "the database is unavailable; try again".to_owned()
+    };
+    if let Some(token) = &hello.api_token {
+        let found = state.accounts.api_token(token).await.map_err(unavailable)?;
+        let Some((row, user)) = found else {
+            return Err("this API token is not valid".to_owned());
+        };
+        if !row.scopes.iter().any(|s| s == Scope::Play.as_str()) {
+            return Err("this API token lacks the scope play".to_owned());
+        }
+        return Ok(Some(user.id));
+    }
+    let Some(session) = session else {
+        return Ok(None);
+    };
+    let found = state.accounts.session(session).await.map_err(unavailable)?;
+    Ok(found.map(|(_, user)| user.id))
+}
+
 /// How long a connection the server closed waits for the client's answering close.
 const CLOSE_REPLY_WITHIN: Duration = Duration::from_secs(2);
 
@@ -311,18 +370,19 @@ enum Served {
 
 /// The room `room_id`, owned by another node when it was looked up: a link to its owner, or the
 /// room itself once this node has claimed it (its owner died and its lease ran out), by the
-/// cluster's one routing policy ([`route`]). Ends early when the client closes its socket or
-/// this node shuts down.
+/// cluster's one routing policy ([`route`]). The link carries the client's own session `cookie`
+/// (`name=token`), if it had one, for the owner to check. Ends early when the client closes its
+/// socket or this node shuts down.
 async fn served_elsewhere(
     state: &AppState,
     node: &Node,
     socket: &mut WebSocket,
     room_id: Uuid,
     hello: &Hello,
-    client: IpAddr,
+    (client, cookie): (IpAddr, Option<&str>),
 ) -> Result<Served, RouteError> {
     let attempt = || async {
-        match relay::open(node, room_id, hello, client).await {
+        match relay::open(node, room_id, hello, client, cookie).await {
             Ok(link) => Ok(Box::new(link)),
             Err(relay::LinkError::Store(e)) => Err(Attempt::Store(e)),
             Err(e) => Err(Attempt::Retry(e.to_string())),

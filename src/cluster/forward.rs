@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::route::Attempt;
@@ -28,8 +28,10 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 pub const ROOM_MOVING: &str = "room_moving";
 
 /// Sends `method path` (the path under the node's base URL, e.g. `/api/rooms/{id}/join`) with
-/// `body` (JSON, if any) for the client at `client` to `owner`, and returns its answer: status,
-/// `Content-Type`, `Retry-After` and body. Errors: [`Attempt::Retry`] when nothing can have
+/// `body` (JSON, if any) for the client at `client` to `owner`, with the client's own `Cookie`
+/// and `Authorization` from `credentials` (so the owner checks the client's session or API token
+/// against the shared database itself; no node vouches for a user), and returns its answer:
+/// status, `Content-Type`, `Retry-After` and body. Errors: [`Attempt::Retry`] when nothing can have
 /// happened at the owner (the connection failed, or it answered 503 [`ROOM_MOVING`]), or when
 /// the request is idempotent (`GET`); [`Attempt::Unknown`] when a request that is not (a join)
 /// may have reached the owner and its answer was lost: sending it again could take a second seat.
@@ -40,6 +42,7 @@ pub async fn forward(
     path: &str,
     body: Option<Bytes>,
     client: IpAddr,
+    credentials: &HeaderMap,
 ) -> Result<Response, Attempt> {
     let idempotent = method == Method::GET;
     let lost = |e: reqwest::Error| {
@@ -55,6 +58,11 @@ pub async fn forward(
         .request(method, url)
         .header(PEER_SECRET_HEADER, &node.secret)
         .header(PEER_CLIENT_HEADER, client.to_string());
+    for name in [header::COOKIE, header::AUTHORIZATION] {
+        for value in credentials.get_all(&name) {
+            request = request.header(name.as_str(), value.as_bytes());
+        }
+    }
     if let Some(body) = body {
         request = request
             .header(header::CONTENT_TYPE, "application/json")

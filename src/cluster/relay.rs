@@ -81,13 +81,16 @@ fn ws_url(base: &str) -> Result<String, LinkError> {
         .ok_or_else(|| LinkError::Unreachable(format!("advertised URL {base:?} is not http://")))
 }
 
-/// Links `hello` of the client at `client` to the owner of `room_id`: connects, says the hello
-/// (with the room's id) and waits for the owner's first frame. Errors: see [`LinkError`].
+/// Links `hello` of the client at `client` to the owner of `room_id`: connects (sending the
+/// client's own session `cookie`, if it had one, so the owner checks it against the shared
+/// database itself: no node vouches for a user), says the hello (with the room's id) and waits
+/// for the owner's first frame. Errors: see [`LinkError`].
 pub async fn open(
     node: &Node,
     room_id: Uuid,
     hello: &Hello,
     client: IpAddr,
+    cookie: Option<&str>,
 ) -> Result<Link, LinkError> {
     // Watched before the owner is read, so a claim from then on (while reading, while
     // connecting) is not missed.
@@ -114,6 +117,12 @@ pub async fn open(
         PEER_CLIENT_HEADER,
         HeaderValue::from_str(&client.to_string()).map_err(|e| unreachable(&e))?,
     );
+    if let Some(cookie) = cookie {
+        headers.insert(
+            tungstenite::http::header::COOKIE,
+            HeaderValue::from_str(cookie).map_err(|e| unreachable(&e))?,
+        );
+    }
     let hello = Hello {
         room: room_id.to_string(),
         ..hello.clone()

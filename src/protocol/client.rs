@@ -44,6 +44,11 @@ pub struct Hello {
     /// trimmed, at most 32 characters, control characters removed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// A personal API token with the scope `play` (`khn_...`): the client is that account, and
+    /// without a seat token gets the account's seat in the room, if it has one (a browser's
+    /// session cookie on the upgrade does the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_token: Option<String>,
 }
 
 impl fmt::Debug for Hello {
@@ -55,6 +60,7 @@ impl fmt::Debug for Hello {
             .field("token", &self.token.as_ref().map(|_| "***"))
             .field("last_v", &self.last_v)
             .field("name", &self.name)
+            .field("api_token", &self.api_token.as_ref().map(|_| "***"))
             .finish()
     }
 }

@@ -6,6 +6,7 @@
 //! staging erred: it reloads from the database instead, which holds exactly what was stored.
 
 use chrono::{DateTime, Utc};
+use uuid::Uuid;
 
 use serde_json::Value;
 
@@ -51,6 +52,8 @@ pub(super) fn room_row(state: &RoomState) -> RoomRow {
 pub(super) struct NewSeat {
     pub seat: Seat,
     pub token_hash: [u8; 32],
+    /// The account taking the seat, if its player is logged in.
+    pub user_id: Option<Uuid>,
 }
 
 /// Applies `events` to `state` and returns the rows they add. `author` is `None` for events the
@@ -92,17 +95,23 @@ pub(super) fn stage(
         state.apply(v, event, at)?;
     }
     let seats = match new_seat {
-        Some(NewSeat { seat, token_hash }) => {
+        Some(NewSeat {
+            seat,
+            token_hash,
+            user_id,
+        }) => {
             let slot = state
                 .seats
                 .get_mut(usize::from(seat))
                 .ok_or_else(|| format!("seat {seat} does not exist"))?;
             slot.token_hash = Some(token_hash);
+            slot.user_id = user_id;
             vec![SeatRow {
                 seat,
                 name: slot.name.clone(),
                 token_hash,
                 bot: slot.bot.map(Level::get),
+                user_id,
                 joined_at: at,
             }]
         }
@@ -200,6 +209,7 @@ fn rematch_room(
             name: slot.name.clone(),
             token_hash,
             bot: slot.bot.map(Level::get),
+            user_id: slot.user_id,
             joined_at: at,
         });
     }

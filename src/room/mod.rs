@@ -201,11 +201,13 @@ enum Request {
     Join {
         choice: SeatChoice,
         name: Option<String>,
+        user: Option<Uuid>,
         same_player: Option<[u8; 32]>,
         reply: oneshot::Sender<Result<Joined, JoinError>>,
     },
     Connect {
         token: Option<String>,
+        user: Option<Uuid>,
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
@@ -231,6 +233,11 @@ enum Request {
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
+    },
+    /// The store now says the seat whose token hashes to `token_hash` belongs to `user`.
+    Attached {
+        token_hash: [u8; 32],
+        user: Uuid,
     },
 }
 
@@ -259,13 +266,15 @@ impl RoomHandle {
         self.tx.is_closed()
     }
 
-    /// Takes a seat for `name`: `choice` picks which. `same_player`: the SHA-256 of the seat
-    /// token of a seat of this room the joiner holds already (a pass-and-play table), or
-    /// `JoinRefusal::BadToken`.
+    /// Takes a seat for `name`: `choice` picks which. With `user` the seat belongs to that
+    /// account (`name` is then its username), whose player resumes it by logging in.
+    /// `same_player`: the SHA-256 of the seat token of a seat of this room the joiner holds
+    /// already (a pass-and-play table), or `JoinRefusal::BadToken`.
     pub async fn join(
         &self,
         choice: SeatChoice,
         name: Option<String>,
+        user: Option<Uuid>,
         same_player: Option<[u8; 32]>,
     ) -> Result<Joined, JoinError> {
         let (reply, answer) = oneshot::channel();
@@ -273,6 +282,7 @@ impl RoomHandle {
             .send(Request::Join {
                 choice,
                 name,
+                user,
                 same_player,
                 reply,
             })
@@ -293,14 +303,16 @@ impl RoomHandle {
         last_v: Option<i64>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
-        self.connect_named(token, last_v, None, out).await
+        self.connect_named(token, None, last_v, None, out).await
     }
 
-    /// As [`RoomHandle::connect`], with the name a spectator gave in its hello (for its chat
-    /// messages; a player's name is its seat's).
+    /// As [`RoomHandle::connect`], with the account of a logged-in client (`user`: without a
+    /// token, the seat of that account if it has one here, else a spectator's) and the name a
+    /// spectator gave in its hello (for its chat messages; a player's name is its seat's).
     pub async fn connect_named(
         &self,
         token: Option<String>,
+        user: Option<Uuid>,
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
@@ -309,6 +321,7 @@ impl RoomHandle {
         self.tx
             .send(Request::Connect {
                 token,
+                user,
                 last_v,
                 name,
                 out,
@@ -374,6 +387,14 @@ impl RoomHandle {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Request::Summary { reply }).await.ok()?;
         answer.await.ok()
+    }
+
+    /// Tells the room that the store gave the seat of `token_hash` to the account `user`
+    /// (`Store::attach_seats`), so its player resumes it by logging in. A seat that already
+    /// belongs to an account keeps it.
+    pub async fn attached(&self, token_hash: [u8; 32], user: Uuid) {
+        // A stopped room reads the seat's account from the store when it loads again.
+        let _ = self.tx.send(Request::Attached { token_hash, user }).await;
     }
 }
 

@@ -42,8 +42,10 @@ pub struct NewRoom {
     pub visibility: Visibility,
     /// The creator's seat.
     pub seat: SeatChoice,
-    /// The creator's display name.
+    /// The creator's display name (a logged-in creator's: the username).
     pub name: Option<String>,
+    /// The creator's account, when logged in: the seat belongs to it.
+    pub user: Option<Uuid>,
     /// Seats given to computer opponents, with their levels (`"bots"` of the create request).
     pub bots: Vec<(Seat, Level)>,
 }
@@ -270,7 +272,11 @@ impl Registry {
             let room = room_row(&state);
             let mut next = state;
             let created_at = next.created_at;
-            let new_seat = Some(NewSeat { seat, token_hash });
+            let new_seat = Some(NewSeat {
+                seat,
+                token_hash,
+                user_id: request.user,
+            });
             let staging_failed = |e| CreateError::Store(StoreError::Corrupt(e));
             let mut commit =
                 stage(&mut next, &events, author, new_seat, created_at).map_err(staging_failed)?;
@@ -285,6 +291,7 @@ impl Registry {
                     cid: None,
                 });
                 let new_seat = Some(NewSeat {
+                    user_id: None,
                     seat: bot,
                     token_hash: new_seat_token().1,
                 });
@@ -558,6 +565,7 @@ fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<A
             .get_mut(usize::from(seat.seat))
             .ok_or_else(|| format!("room {}: seat {} does not exist", room.id, seat.seat))?;
         slot.token_hash = Some(seat.token_hash);
+        slot.user_id = seat.user_id;
     }
     if state.version != room.version {
         return Err(format!(

@@ -34,6 +34,8 @@ pub(super) enum Param<'a> {
     Bytes(&'a [u8]),
     /// An id column.
     Uuid(Uuid),
+    /// A nullable id column (a seat's account).
+    NullableUuid(Option<Uuid>),
     /// A JSON column.
     Json(Option<&'a Value>),
     /// A JSON column holding an object (a game's own state).

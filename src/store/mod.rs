@@ -1,5 +1,6 @@
 //! Persistence: rooms, seats, the append-only event log, moves, each game's own state after its
-//! moves (Ouk Chatrang: counting) and finished games.
+//! moves (Ouk Chatrang: counting), finished games, and accounts (users, sessions, API tokens:
+//! `accounts`).
 //!
 //! One [`Store`] value fronts either backend (PostgreSQL for `postgres://` URLs, SQLite for `sqlite:`
 //! URLs); both pass the same test suite (`tests/store.rs`). The room task is the only writer of its
@@ -21,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+mod accounts;
 mod codec;
 mod dialect;
 pub mod postgres;
@@ -34,6 +36,7 @@ use uuid::Uuid;
 
 use crate::rules::Seat;
 
+pub use self::accounts::{ApiTokenRow, SessionRow, UserRow};
 use self::postgres::Pg;
 pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,

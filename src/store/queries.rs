@@ -178,8 +178,9 @@ fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
         rows.push(Statement::new(sql, params));
     }
     for s in &c.seats {
-        let sql = "INSERT INTO seats (room_id, seat, name, token_hash, bot_level, joined_at) \
-                   VALUES ($1, $2, $3, $4, $5, $6)";
+        let sql = "INSERT INTO seats (room_id, seat, name, token_hash, bot_level, joined_at, \
+                                      user_id) \
+                   VALUES ($1, $2, $3, $4, $5, $6, $7)";
         let params = [
             room,
             Param::Small(Some(s.seat.into())),
@@ -187,6 +188,7 @@ fn commit_rows(c: &Commit) -> Vec<Statement<'_>> {
             Param::Bytes(&s.token_hash),
             Param::Small(s.bot.map(i16::from)),
             Param::Time(Some(truncate_to_micros(s.joined_at))),
+            Param::NullableUuid(s.user_id),
         ];
         rows.push(Statement::new(sql, params));
     }
@@ -265,7 +267,7 @@ pub(super) async fn load_room<D: Dialect>(
         return Ok(None);
     };
     let room = room_from_row::<D>(&row)?;
-    let sql = "SELECT seat, name, token_hash, bot_level, joined_at FROM seats \
+    let sql = "SELECT seat, name, token_hash, bot_level, joined_at, user_id FROM seats \
                WHERE room_id = $1 ORDER BY seat";
     let seats = D::fetch_all(conn, Statement::new(sql, [Param::Uuid(room.id)]))
         .await?
@@ -719,6 +721,7 @@ fn seat_from_row<D: Dialect>(row: &D::Row) -> Result<SeatRow, StoreError> {
             required("token_hash", D::bytes(row.0, "token_hash")?)?,
         )?,
         bot: row.optional_seat("bot_level")?,
+        user_id: D::uuid(row.0, "user_id")?,
         joined_at: row.time("joined_at")?,
     })
 }
@@ -736,10 +739,10 @@ fn event_from_row<D: Dialect>(row: &D::Row) -> Result<EventRow, StoreError> {
 }
 
 /// A row's `NOT NULL` columns, read through `D` (nullable ones are read with `D`'s getters).
-struct Cols<'r, D: Dialect>(&'r D::Row);
+pub(super) struct Cols<'r, D: Dialect>(pub(super) &'r D::Row);
 
 impl<D: Dialect> Cols<'_, D> {
-    fn int(&self, column: &'static str) -> Result<i64, StoreError> {
+    pub(super) fn int(&self, column: &'static str) -> Result<i64, StoreError> {
         required(column, D::int(self.0, column)?)
     }
 
@@ -760,15 +763,15 @@ impl<D: Dialect> Cols<'_, D> {
             .transpose()
     }
 
-    fn text(&self, column: &'static str) -> Result<String, StoreError> {
+    pub(super) fn text(&self, column: &'static str) -> Result<String, StoreError> {
         required(column, D::text(self.0, column)?)
     }
 
-    fn uuid(&self, column: &'static str) -> Result<Uuid, StoreError> {
+    pub(super) fn uuid(&self, column: &'static str) -> Result<Uuid, StoreError> {
         required(column, D::uuid(self.0, column)?)
     }
 
-    fn json(&self, column: &'static str) -> Result<Value, StoreError> {
+    pub(super) fn json(&self, column: &'static str) -> Result<Value, StoreError> {
         required(column, D::json(self.0, column)?)
     }
 
@@ -777,7 +780,7 @@ impl<D: Dialect> Cols<'_, D> {
             .ok_or_else(|| StoreError::Corrupt(format!("column {column}: not a JSON object")))
     }
 
-    fn time(&self, column: &'static str) -> Result<DateTime<Utc>, StoreError> {
+    pub(super) fn time(&self, column: &'static str) -> Result<DateTime<Utc>, StoreError> {
         required(column, D::time(self.0, column)?)
     }
 }

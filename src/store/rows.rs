@@ -46,6 +46,9 @@ pub struct SeatRow {
     /// The level (1 to 5) of the computer opponent holding the seat (`bot_level`); `None` for a
     /// person.
     pub bot: Option<u8>,
+    /// The account the seat belongs to (a player who created or joined the room logged in);
+    /// `None` for an anonymous seat or a bot's.
+    pub user_id: Option<Uuid>,
     /// When the seat was taken (stored to the microsecond).
     pub joined_at: DateTime<Utc>,
 }

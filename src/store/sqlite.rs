@@ -74,6 +74,11 @@ impl SqliteStore {
         Ok(self.pool.acquire().await?)
     }
 
+    /// A write transaction (`BEGIN IMMEDIATE`: the write lock taken up front).
+    pub(super) async fn write_tx(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
     /// See [`Store::close`](super::Store::close).
     pub async fn close(&self) {
         self.pool.close().await;
@@ -130,6 +135,7 @@ fn query(s: Statement<'_>) -> Query<'static, Sqlite, SqliteArguments> {
             Param::Text(v) => q.bind(v),
             Param::Bytes(v) => q.bind(v),
             Param::Uuid(v) => q.bind(codec::uuid_text(v)),
+            Param::NullableUuid(v) => q.bind(v.map(codec::uuid_text)),
             Param::Json(v) => q.bind(v.map(codec::json_text)),
             Param::Object(v) => q.bind(Json(v)),
             Param::StringList(v) => q.bind(codec::json_text(&codec::list_json(v))),

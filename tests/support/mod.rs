@@ -3,6 +3,9 @@
 //! Not every test file uses every helper, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+#[macro_use]
+pub mod backends;
+pub mod account;
 pub mod cluster;
 pub mod data;
 pub mod db;

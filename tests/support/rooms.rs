@@ -18,13 +18,14 @@ pub async fn two_player_room(registry: &Registry) -> (RoomHandle, String, String
             visibility: Visibility::Private,
             seat: SeatChoice::Number(0),
             name: None,
+            user: None,
             bots: Vec::new(),
         })
         .await
         .expect("the room is created");
     let black = created
         .room
-        .join(SeatChoice::Random, None, None)
+        .join(SeatChoice::Random, None, None, None)
         .await
         .expect("black joins");
     (created.room, created.joined.seat_token, black.seat_token)

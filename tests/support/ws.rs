@@ -39,6 +39,24 @@ impl Client {
         }
     }
 
+    /// Opens `/ws` with these upgrade headers (a session `Cookie`, an `Origin`), without saying
+    /// hello.
+    pub async fn open_with(addr: SocketAddr, headers: &[(&str, &str)]) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        for (name, value) in headers {
+            let name: tokio_tungstenite::tungstenite::http::HeaderName = name.parse().unwrap();
+            request.headers_mut().insert(name, value.parse().unwrap());
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .expect("ws connects");
+        Client {
+            ws,
+            pending: Vec::new(),
+        }
+    }
+
     /// Opens the WebSocket at `url` (`ws://HOST:PORT/ws?room=ID` through a proxy), without saying
     /// hello; or why the handshake failed (connection refused, an HTTP error from a proxy).
     pub async fn connect(url: &str) -> Result<Client, String> {

@@ -141,3 +141,98 @@ export async function myGames(seats) {
 export function gameUrl(roomId) {
   return new URL(`g/${encodeURIComponent(roomId)}`, document.baseURI).href;
 }
+
+/**
+ * The logged-in account (docs/protocol.md, "Accounts").
+ * @typedef {{ id: string, name: string, created_at: string }} Account
+ */
+
+/**
+ * POST api/account/register or api/account/login: the browser gets the session cookie.
+ * @param {'register' | 'login'} action
+ * @param {string} name
+ * @param {string} password
+ * @returns {Promise<Account>}
+ */
+export function signIn(action, name, password) {
+  return request('POST', `api/account/${action}`, { name, password });
+}
+
+/**
+ * GET api/session: the logged-in account, or null when this browser is not logged in.
+ * @returns {Promise<Account | null>}
+ */
+export async function account() {
+  /** @type {{ account: Account | null }} */
+  const answer = await request('GET', 'api/session');
+  return answer.account;
+}
+
+/**
+ * POST api/account/attach: gives the account the seats of these tokens.
+ * @param {string[]} seatTokens
+ * @returns {Promise<{ attached: { index: number, room_id: string }[], refused: { index: number, reason: string }[] }>}
+ */
+export function attachSeats(seatTokens) {
+  return request('POST', 'api/account/attach', { seat_tokens: seatTokens });
+}
+
+/**
+ * GET api/account/sessions.
+ * @returns {Promise<{ sessions: { id: string, created_at: string, last_used_at: string, user_agent: string | null, current: boolean }[] }>}
+ */
+export function sessions() {
+  return request('GET', 'api/account/sessions');
+}
+
+/**
+ * An API token as listed (docs/protocol.md, "Accounts").
+ * @typedef {{ id: string, description: string, scopes: string[], created_at: string, last_used_at: string | null, token?: string }} ApiToken
+ */
+
+/**
+ * GET api/account/tokens.
+ * @returns {Promise<{ tokens: ApiToken[] }>}
+ */
+export function apiTokens() {
+  return request('GET', 'api/account/tokens');
+}
+
+/**
+ * POST api/account/tokens: the new token, with `token` shown this once.
+ * @param {string} description
+ * @param {string[]} scopes
+ * @returns {Promise<ApiToken>}
+ */
+export function createApiToken(description, scopes) {
+  return request('POST', 'api/account/tokens', { description, scopes });
+}
+
+/**
+ * A request whose success has no body (204): DELETE api/account/tokens/{id}, POST
+ * api/account/password, DELETE api/account.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
+export async function send(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((error) => {
+    throw new ApiError(0, 'network', error instanceof Error ? error.message : String(error));
+  });
+  if (response.ok) return;
+  const data = await response.json().catch(() => null);
+  throw new ApiError(response.status, data?.error?.code ?? 'unavailable', data?.error?.message ?? response.statusText);
+}
+
+/**
+ * POST api/account/logout or api/account/logout-everywhere (the answer has no body).
+ * @param {'logout' | 'logout-everywhere'} action
+ */
+export async function signOut(action) {
+  const response = await fetch(`api/account/${action}`, { method: 'POST' });
+  if (!response.ok && response.status !== 401) throw new ApiError(response.status, 'unavailable', response.statusText);
+}

@@ -1,7 +1,7 @@
 // The home page: create a room (online, against the computer, or pass-and-play), the lobby of
 // public rooms waiting for players, links to the rules.
 
-import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
+import { account, createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
 import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
@@ -309,3 +309,14 @@ onLanguageChange(() => {
 });
 refreshLobby();
 setInterval(refreshLobby, LOBBY_REFRESH_MS);
+
+// The header names the logged-in account, linked to its page.
+account()
+  .then((me) => {
+    if (!me) return;
+    const link = $('#account-link');
+    link.removeAttribute('data-i18n');
+    link.textContent = me.name;
+    link.setAttribute('href', 'account');
+  })
+  .catch(() => {});

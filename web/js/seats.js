@@ -127,3 +127,16 @@ export async function takeEverySeat(inviteCode) {
     keepSeat(inviteCode, joined.room_id, joined.seat, joined.seat_token, { local: true });
   }
 }
+
+/** Every seat token this browser holds, of every room (to attach them to an account). */
+export function allSeatTokens() {
+  /** @type {string[]} */
+  const tokens = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const name = localStorage.key(i);
+    if (!name?.startsWith(PREFIX)) continue;
+    const entry = read(name.slice(PREFIX.length));
+    if (entry) tokens.push(...Object.values(entry.seats));
+  }
+  return tokens;
+}

@@ -2,6 +2,7 @@
 //! change goes through (stage, store, then publish).
 
 use tracing::{debug, error, info, warn};
+use uuid::Uuid;
 
 use super::Authority;
 use crate::cluster::Ownership;
@@ -80,6 +81,7 @@ impl Authority {
         &mut self,
         choice: SeatChoice,
         name: Option<String>,
+        user_id: Option<Uuid>,
         same_player: Option<[u8; 32]>,
     ) -> Result<Joined, JoinError> {
         let same_player_as = same_player
@@ -94,7 +96,11 @@ impl Authority {
         self.state.stamp_clocks(&mut events, 0, 0, now);
         let (seat_token, token_hash) = new_seat_token();
         let author = Author { seat, cid: None };
-        let new_seat = NewSeat { seat, token_hash };
+        let new_seat = NewSeat {
+            seat,
+            token_hash,
+            user_id,
+        };
         self.persist(&events, Some(author), Some(new_seat), None)
             .await
             .map_err(|NotStored| JoinError::Unavailable)?;
@@ -302,6 +308,7 @@ impl Authority {
         self.state
             .stamp_clocks(&mut events, elapsed_ms, compensation, now);
         let new_seat = new_bot.map(|(seat, _)| NewSeat {
+            user_id: None,
             seat,
             token_hash: new_seat_token().1,
         });

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
+use uuid::Uuid;
 
 use super::Authority;
 use crate::domain::RoomStatus;
@@ -17,25 +18,36 @@ use crate::room::token::hash_token;
 use crate::room::{ConnectError, Connected, Outbound};
 use crate::rules::Seat;
 
+/// How a connection asks to be let in.
+pub(super) enum Way {
+    /// The room's own bot connection of this seat.
+    Bot(Seat),
+    /// A player with its seat token.
+    Token(String),
+    /// A logged-in client: its account's seat here, if it has one, else a spectator.
+    User(Uuid),
+    /// A spectator.
+    Spectator,
+}
+
 impl Authority {
-    /// Lets in a connection: the room's bot of seat `bot`, a player with a seat `token`, or else a
-    /// spectator (named `name`), whose frames go to `out`; it is sent `welcome` and a replay after
-    /// `last_v` or a snapshot. Errors: the room is full, the token (or bot seat) is no seat's, or
-    /// `out` is closed.
+    /// Lets in a connection (see [`Way`]), whose frames go to `out` (a spectator named `name`); it
+    /// is sent `welcome` and a replay after `last_v` or a snapshot. Errors: the room is full, the
+    /// token (or bot seat) is no seat's, or `out` is closed.
     pub(super) fn connect(
         &mut self,
-        bot: Option<Seat>,
-        token: Option<String>,
+        way: Way,
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
         // A room's own bots always get in: without them its game could not go on.
-        if bot.is_none() && self.fanout.len() >= self.settings.max_connections {
+        let bot = matches!(way, Way::Bot(_));
+        if !bot && self.fanout.len() >= self.settings.max_connections {
             return Err(ConnectError::Crowded(self.settings.max_connections));
         }
-        let seat = match (bot, token) {
-            (Some(seat), _) => {
+        let seat = match way {
+            Way::Bot(seat) => {
                 let is_bot = self
                     .state
                     .seats
@@ -47,8 +59,9 @@ impl Authority {
                         .ok_or(ConnectError::BadToken)?,
                 )
             }
-            (None, None) => None,
-            (None, Some(token)) => Some(
+            Way::Spectator => None,
+            Way::User(user) => self.state.seat_of_user(user),
+            Way::Token(token) => Some(
                 self.state
                     .seat_of_token(&hash_token(&token))
                     .ok_or(ConnectError::BadToken)?,
@@ -56,7 +69,7 @@ impl Authority {
         };
         let newcomer = Newcomer {
             seat,
-            bot: bot.is_some(),
+            bot,
             name: seat.map_or_else(|| spectator_name(name), |_| None),
             out,
         };

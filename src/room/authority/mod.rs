@@ -22,6 +22,8 @@
 mod commands;
 mod connections;
 
+use self::connections::Way;
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 
@@ -329,7 +331,7 @@ impl Authority {
                 let message = "the room is reloading; retry the same cid".to_owned();
                 self.reject(conn, &cid, Code::Unavailable, message);
             }
-            Request::Disconnect { .. } | Request::Summary { .. } => {}
+            Request::Disconnect { .. } | Request::Summary { .. } | Request::Attached { .. } => {}
         }
     }
 
@@ -401,22 +403,29 @@ impl Authority {
             Request::Join {
                 choice,
                 name,
+                user,
                 same_player,
                 reply,
             } => {
-                let _ = reply.send(self.join(choice, name, same_player).await);
+                let _ = reply.send(self.join(choice, name, user, same_player).await);
             }
             Request::Connect {
                 token,
+                user,
                 last_v,
                 name,
                 out,
                 reply,
             } => {
-                let _ = reply.send(self.connect(None, token, last_v, name, out));
+                let way = match (token, user) {
+                    (Some(token), _) => Way::Token(token),
+                    (None, Some(user)) => Way::User(user),
+                    (None, None) => Way::Spectator,
+                };
+                let _ = reply.send(self.connect(way, last_v, name, out));
             }
             Request::ConnectBot { seat, out, reply } => {
-                let connected = self.connect(Some(seat), None, None, None, out);
+                let connected = self.connect(Way::Bot(seat), None, None, out);
                 let _ = reply.send(connected.map(|connected| BotConnected {
                     conn: connected.conn,
                     game: self.state.game.clone(),
@@ -434,6 +443,14 @@ impl Authority {
             } => self.command(conn, cid, command, received, lag_ms).await,
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
+            }
+            Request::Attached { token_hash, user } => {
+                if let Some(seat) = self.state.seat_of_token(&token_hash)
+                    && let Some(slot) = self.state.seats.get_mut(usize::from(seat))
+                    && slot.bot.is_none()
+                {
+                    slot.user_id.get_or_insert(user);
+                }
             }
         }
     }

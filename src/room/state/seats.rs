@@ -45,6 +45,9 @@ pub struct SeatSlot {
     pub token_hash: Option<[u8; 32]>,
     /// The level of the computer opponent holding the seat; `None` for a person.
     pub bot: Option<Level>,
+    /// The account the seat belongs to: its player resumes it by logging in, without the seat
+    /// token. `None` for an anonymous seat or a bot's.
+    pub user_id: Option<uuid::Uuid>,
     /// The seat whose holder took this one too (a pass-and-play table); `None` when the seat's
     /// holder took no other seat before it.
     pub same_player_as: Option<Seat>,
@@ -56,6 +59,14 @@ pub fn bot_name(level: Level) -> String {
 }
 
 impl RoomState {
+    /// The seat of the account `user_id` (the first, should it hold several).
+    pub fn seat_of_user(&self, user_id: uuid::Uuid) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|slot| slot.user_id == Some(user_id))
+            .and_then(|i| Seat::try_from(i).ok())
+    }
+
     /// The seat whose token hashes to `hash`.
     pub fn seat_of_token(&self, hash: &[u8; 32]) -> Option<Seat> {
         self.seats

@@ -62,6 +62,13 @@ impl PgStore {
         Ok(self.pool.acquire().await?)
     }
 
+    /// A read-committed write transaction.
+    pub(super) async fn write_tx(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, Postgres>, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
+
     /// See [`Store::close`](super::Store::close).
     pub async fn close(&self) {
         self.pool.close().await;
@@ -118,6 +125,7 @@ fn query(s: Statement<'_>) -> Query<'static, Postgres, PgArguments> {
             Param::Text(v) => q.bind(v),
             Param::Bytes(v) => q.bind(v),
             Param::Uuid(v) => q.bind(v),
+            Param::NullableUuid(v) => q.bind(v),
             Param::Json(v) => q.bind(v),
             Param::Object(v) => q.bind(Json(v)),
             Param::StringList(v) => q.bind(Json(v)),

@@ -297,7 +297,10 @@ export class RoomCtrl {
     if (held.creator !== null && seats.has(held.creator)) state.createdBy = held.creator;
     /** @type {[number | null, string | null][]} */
     const entries = seats.size === 0 ? [[null, null]] : [...seats];
-    for (const [seat, token] of entries) {
+    for (const [held, token] of entries) {
+      // A logged-in browser's tokenless socket may be welcomed into its account's seat: the
+      // frames are then that seat's (see adoptSeat).
+      const slot = { seat: held };
       const socket = new RoomSocket({
         room: state.id ?? '',
         // The page and its REST calls name the invite code: a proxy hashing by room keeps them
@@ -309,13 +312,32 @@ export class RoomCtrl {
         // A timed game resumes from a snapshot: its clock is the server's now (the server gives
         // back the time it was down; replayed events would only repeat the clocks of before).
         resumeFromSnapshot: () => state.clock !== null && state.status === 'playing',
-        onFrame: (frame) => this.receive(seat, frame),
-        onState: (s) => this.socketState(seat, s),
+        onFrame: (frame) => {
+          if (slot.seat === null && frame.t === 'welcome' && typeof frame.d?.seat === 'number') {
+            slot.seat = frame.d.seat;
+            this.adoptSeat(frame.d.seat, socket);
+          }
+          this.receive(slot.seat, frame);
+        },
+        onState: (s) => this.socketState(slot.seat, s),
       });
-      this.sockets.set(seat, socket);
+      this.sockets.set(held, socket);
     }
     this.redrawConnection();
     this.redraw();
+  }
+
+  /**
+   * The server welcomed this page's tokenless socket into `seat`: the seat of the logged-in
+   * account (docs/protocol.md, "Accounts"). The page plays it as if it held its token.
+   * @param {number} seat
+   * @param {RoomSocket} socket
+   */
+  adoptSeat(seat, socket) {
+    this.sockets.delete(null);
+    this.sockets.set(seat, socket);
+    this.role = 'player';
+    this.state.held = new Set([seat]);
   }
 
   /**

@@ -1,0 +1,67 @@
+//! An account's export, and what deleting an account leaves: two accounts play a game to its end;
+//! the export (a `read` token) has it as `GET /api/games/{id}` gives it and its PGN exactly as
+//! `GET /api/games/{id}/pgn`; after one player deletes the account the game stays, whole, for
+//! the other.
+
+mod support;
+
+use serde_json::json;
+use support::account::{Auth, api_token, delete_as, get_as, hello_as, post_as, register};
+use support::server::{get, get_text, sqlite_server_with};
+
+#[tokio::test]
+async fn the_export_holds_every_game_and_a_deleted_account_leaves_them_to_the_opponent() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let dara = register(server.addr, "Dara").await;
+    let sok = register(server.addr, "Sok").await;
+    let body = json!({"game": "ouk-chatrang", "seat": "white"});
+    let created = post_as(server.addr, "/api/rooms", Auth::Cookie(&dara), &body).await;
+    let code = created.body["invite_code"].as_str().unwrap().to_owned();
+    let room_id = created.body["room_id"].as_str().unwrap().to_owned();
+    let path = format!("/api/rooms/{code}/join");
+    let joined = post_as(server.addr, &path, Auth::Cookie(&sok), &json!({})).await;
+    assert_eq!(joined.status, 200, "{}", joined.body);
+    let (mut white, welcome) = hello_as(server.addr, Some(&dara), json!({"room": code})).await;
+    assert_eq!(welcome["d"]["seat"], 0);
+    let (mut black, _) = hello_as(server.addr, Some(&sok), json!({"room": code})).await;
+    let v = welcome["d"]["version"].as_i64().unwrap();
+    white.send_move("w1", "e3e4", v).await;
+    assert_eq!(white.answer("w1").await["t"], "ack");
+    black.command("resign", "b1", json!({})).await;
+    assert_eq!(black.answer("b1").await["t"], "ack");
+
+    let read = api_token(server.addr, &dara, &["read"]).await;
+    let export = get_as(server.addr, "/api/account/export", Auth::Bearer(&read)).await;
+    assert_eq!(export.status, 200, "{}", export.body);
+    assert_eq!(export.body["account"]["name"], "Dara");
+    let (_, record) = get(server.addr, &format!("/api/games/{room_id}")).await;
+    assert_eq!(export.body["games"], json!([record.clone()]));
+    assert_eq!(
+        record["result"],
+        json!({"winner": 0, "reason": "resignation"})
+    );
+    let (_, pgn) = get_text(server.addr, &format!("/api/games/{room_id}/pgn")).await;
+    assert_eq!(export.body["pgn"], json!(pgn));
+    assert!(
+        pgn.contains("[White \"Dara\"]") && pgn.contains("[Black \"Sok\"]"),
+        "{pgn}"
+    );
+    assert!(
+        !export.body.to_string().contains(&read[4..]),
+        "no secret in the export"
+    );
+
+    let body = json!({"password": "Dara-secret-pw"});
+    let deleted = delete_as(
+        server.addr,
+        "/api/account",
+        Auth::Cookie(&dara),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(deleted.status, 204);
+    let (status, after) = get(server.addr, &format!("/api/games/{room_id}")).await;
+    assert_eq!((status, &after), (200, &record), "the game stays as it was");
+    let theirs = get_as(server.addr, "/api/account/export", Auth::Cookie(&sok)).await;
+    assert_eq!(theirs.body["games"], json!([record]));
+}

@@ -1,0 +1,82 @@
+//! `khanate user ...`, the operators' commands, as the real binary against the database a running
+//! server uses: list, show, disable (its sessions end, logins are refused), enable, and
+//! reset-password (a printed password that logs in; every session ends).
+
+mod support;
+
+use std::process::Command;
+
+use support::account::{Auth, credentials, register, whoami};
+use support::server::sqlite_server_with;
+
+/// Runs `khanate user ARGS --database-url URL`: (success, stdout, stderr).
+fn user(url: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_khanate"))
+        .arg("user")
+        .args(["--database-url", url])
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn operators_list_show_disable_enable_and_reset_passwords() {
+    let ((_file, url), server) = sqlite_server_with(|_| {}).await;
+    let cookie = register(server.addr, "Dara").await;
+    register(server.addr, "sok").await;
+
+    let (ok, out, _) = user(&url, &["list"]);
+    assert!(ok);
+    let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(names, ["Dara", "sok"]);
+    assert!(out.lines().all(|l| l.ends_with("\tactive")), "{out}");
+    let (_, shown, _) = user(&url, &["show", "DARA"]);
+    assert!(
+        shown.contains("name: Dara\n") && shown.contains("sessions: 1\n"),
+        "{shown}"
+    );
+
+    let (ok, out, _) = user(&url, &["disable", "dara"]);
+    assert!(ok);
+    assert_eq!(out.trim(), "Dara disabled; 1 sessions ended");
+    assert_eq!(whoami(server.addr, Auth::Cookie(&cookie)).await.status, 401);
+    let refused = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
+    assert_eq!(refused.code(), "account_disabled");
+    let (_, listed, _) = user(&url, &["list"]);
+    assert!(
+        listed.lines().next().unwrap().contains("\tdisabled since "),
+        "{listed}"
+    );
+
+    let (ok, out, _) = user(&url, &["enable", "Dara"]);
+    assert!(ok && out.trim() == "Dara enabled", "{out}");
+    let session = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
+    assert_eq!(session.status, 200);
+    let session = session.session_token();
+
+    let (ok, out, _) = user(&url, &["reset-password", "Dara"]);
+    assert!(ok, "{out}");
+    let password = out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("new password for Dara: "))
+        .expect("the new password");
+    assert_eq!(
+        whoami(server.addr, Auth::Cookie(&session)).await.status,
+        401
+    );
+    let old = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
+    assert_eq!(old.code(), "bad_credentials");
+    let new = credentials(server.addr, "login", "dara", password).await;
+    assert_eq!(new.status, 200, "{}", new.body);
+
+    let (ok, _, err) = user(&url, &["show", "nobody"]);
+    assert!(!ok);
+    assert!(err.contains("no account is named \"nobody\""), "{err}");
+}
