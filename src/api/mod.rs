@@ -14,6 +14,7 @@ mod lookup;
 mod my_games;
 mod names;
 mod pgn;
+mod profiles;
 mod proxy;
 mod record;
 mod rest;
@@ -157,6 +158,8 @@ fn routes(state: AppState) -> Router {
         .route("/api/games/{room_id}", get(games::game_record))
         .route("/api/games/{room_id}/pgn", get(games::game_pgn))
         .route("/api/games/{room_id}/record", get(games::game_text))
+        .route("/api/users/{username}", get(profiles::profile))
+        .route("/api/users/{username}/games", get(profiles::games))
         .route("/api/account", get(account::me).delete(account::delete))
         .route("/api/account/register", post(account::register))
         .route("/api/account/login", post(account::login))
