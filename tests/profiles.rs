@@ -169,3 +169,72 @@ async fn a_players_games_on_postgres() {
     let database = support::db::fresh_postgres().await;
     scenario(&database.url).await;
 }
+
+/// The body of `GET path` as `auth` sees it, as text.
+async fn text_of(server: &TestServer, path: &str, auth: Auth<'_>) -> String {
+    let mut request = reqwest::Client::new().get(server.http(path));
+    if let Auth::Cookie(token) = auth {
+        request = request.header("cookie", format!("khanate_session={token}"));
+    }
+    let response = request.send().await.expect("request");
+    assert_eq!(response.status(), 200, "{path}");
+    response.text().await.expect("a body")
+}
+
+/// More games than one export page: games.ndjson is every game of the paged list, in its order,
+/// a record a line; games.pgn is every game's own PGN, in that order, apart by a blank line.
+#[tokio::test]
+async fn the_exports_stream_every_game_over_several_pages() {
+    let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
+    let addr = server.addr;
+    let dara = register(addr, "Dara").await;
+    let sok = register(addr, "Sok").await;
+    for i in 0..52 {
+        let options = json!({"visibility": if i % 2 == 0 { "public" } else { "private" }});
+        match i % 3 {
+            0 => won_by_resignation(addr, &sok, &dara, options).await,
+            _ => won_by_resignation(addr, &dara, &sok, options).await,
+        };
+    }
+    for auth in [Auth::Cookie(&dara), Auth::None] {
+        let mut listed = Vec::new();
+        let mut cursor = String::new();
+        loop {
+            let page = seen(&server, &format!("/api/users/dara/games?{cursor}"), auth).await;
+            listed.extend(page["games"].as_array().unwrap().iter().cloned());
+            match page["next"].as_str() {
+                Some(next) => cursor = format!("before={next}"),
+                None => break,
+            }
+        }
+        assert_eq!(
+            listed.len(),
+            if matches!(auth, Auth::None) { 26 } else { 52 }
+        );
+        let ndjson = text_of(&server, "/api/users/dara/games.ndjson", auth).await;
+        let lines: Vec<Value> = ndjson
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}")))
+            .collect();
+        assert_eq!(lines.len(), listed.len(), "one line a game");
+        assert_eq!(lines, listed);
+        let mut want = Vec::new();
+        for game in &listed {
+            let id = game["room_id"].as_str().unwrap();
+            let (_, pgn) = support::server::get_text(addr, &format!("/api/games/{id}/pgn")).await;
+            want.push(pgn);
+        }
+        let pgn = text_of(&server, "/api/users/dara/games.pgn", auth).await;
+        assert_eq!(pgn, want.join("\n"));
+    }
+    for (path, status, code) in [
+        ("/api/users/nobody/games.ndjson", 404, "not_found"),
+        ("/api/users/dara/games.pgn?vs=nobody", 404, "not_found"),
+        ("/api/users/dara/games.ndjson?limit=5", 400, "bad_request"),
+        ("/api/users/dara/games.pgn?game=khan", 400, "bad_request"),
+    ] {
+        let answer = get_as(addr, path, Auth::None).await;
+        assert_eq!((answer.status, answer.code()), (status, code), "{path}");
+    }
+    server.shutdown().await;
+}

@@ -66,16 +66,16 @@ pub async fn profile(
 
 /// What a `GET /api/users/{username}/games` query string asks (names, not yet accounts).
 #[derive(Debug, Default, PartialEq)]
-struct PageQuery {
-    game: Option<GameKind>,
-    vs: Option<String>,
-    limit: Option<i64>,
-    before: Option<Uuid>,
+pub(super) struct PageQuery {
+    pub game: Option<GameKind>,
+    pub vs: Option<String>,
+    pub limit: Option<i64>,
+    pub before: Option<Uuid>,
 }
 
 /// Reads `game=&vs=&limit=&before=`, each at most once; anything else is 400 `bad_request`, so a
 /// typo is not silently ignored. An empty value counts as absent (`?game=` from a form).
-fn page_query(query: Option<&str>) -> Result<PageQuery, ApiError> {
+pub(super) fn page_query(query: Option<&str>) -> Result<PageQuery, ApiError> {
     let mut q = PageQuery::default();
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let bad = |why: &str| ApiError::bad_request(format!("{pair:?}: {why}"));
@@ -109,7 +109,7 @@ fn page_query(query: Option<&str>) -> Result<PageQuery, ApiError> {
 }
 
 /// One game of a list, as the user whose list it is played it.
-fn entry(game: &PlayedGame) -> Value {
+pub(super) fn entry(game: &PlayedGame) -> Value {
     let r = &game.record;
     let outcome = match r.winner {
         None => "draw",
@@ -131,6 +131,40 @@ fn entry(game: &PlayedGame) -> Value {
     })
 }
 
+/// The store's query for what `asked` of `name`'s games, `limit` a page, as the request's
+/// viewer may see them. Errors: 404 `not_found` for an unknown user or `vs`; 400 `bad_request`
+/// for a `before` that is no finished game; as [`auth::viewer`].
+pub(super) async fn played_query(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    name: &str,
+    asked: &PageQuery,
+    limit: i64,
+) -> Result<PlayedQuery, ApiError> {
+    let viewer = auth::viewer(state, peer, headers).await?;
+    let user = user_named(state, name).await?;
+    let vs = match &asked.vs {
+        Some(vs) => Some(user_named(state, vs).await?.id),
+        None => None,
+    };
+    if let Some(before) = asked.before
+        && state.store.game_record(before).await?.is_none()
+    {
+        return Err(ApiError::bad_request(format!(
+            "before={before}: no finished game"
+        )));
+    }
+    Ok(PlayedQuery {
+        user_id: user.id,
+        viewer: viewer.map(|v| v.id),
+        game: asked.game,
+        vs,
+        before: asked.before,
+        limit,
+    })
+}
+
 /// `GET /api/users/{username}/games?game=&vs=&limit=&before=`: 200 `{"games": [...], "next":
 /// room id or null}`, the user's finished games the viewer may see (aborted ones left out), the
 /// last finished first: `game` keeps one game (`khan`, `ouk-chatrang`, `khan-tsin`), `vs` only
@@ -147,31 +181,9 @@ pub async fn games(
     RawQuery(query): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let asked = page_query(query.as_deref())?;
-    let viewer = auth::viewer(&state, peer, &headers).await?;
-    let user = user_named(&state, &name).await?;
-    let vs = match &asked.vs {
-        Some(vs) => Some(user_named(&state, vs).await?.id),
-        None => None,
-    };
-    if let Some(before) = asked.before
-        && state.store.game_record(before).await?.is_none()
-    {
-        return Err(ApiError::bad_request(format!(
-            "before={before}: no finished game"
-        )));
-    }
     let limit = asked.limit.unwrap_or(MAX_PAGE);
-    let page = state
-        .store
-        .games_played(&PlayedQuery {
-            user_id: user.id,
-            viewer: viewer.map(|v| v.id),
-            game: asked.game,
-            vs,
-            before: asked.before,
-            limit,
-        })
-        .await?;
+    let q = played_query(&state, peer, &headers, &name, &asked, limit).await?;
+    let page = state.store.games_played(&q).await?;
     let next = match page.last() {
         Some(last) if page.len() as i64 == limit => Some(last.record.room_id),
         _ => None,
