@@ -238,3 +238,49 @@ async fn the_exports_stream_every_game_over_several_pages() {
     }
     server.shutdown().await;
 }
+
+/// "My games" of a logged-in player comes from the account's seats too: with no seat token in
+/// the body, the session (or a `read` token) finds the account's games in progress and
+/// finished; another account's session or none finds nothing, a token without `read` is 403.
+#[tokio::test]
+async fn my_games_of_a_logged_in_player_come_from_the_account() {
+    let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
+    let addr = server.addr;
+    let dara = register(addr, "Dara").await;
+    let sok = register(addr, "Sok").await;
+    let vann = register(addr, "Vann").await;
+    let finished = won_by_resignation(addr, &dara, &sok, json!({})).await;
+    let body = json!({"game": "khan"});
+    let waiting = support::account::post_as(addr, "/api/rooms", Auth::Cookie(&dara), &body).await;
+    assert_eq!(waiting.status, 201, "{}", waiting.body);
+    let waiting = waiting.body["room_id"].as_str().unwrap().to_owned();
+    let body = json!({"seats": []});
+    let ids = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["room_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let read = api_token(addr, &dara, &["read"]).await;
+    for auth in [Auth::Cookie(&dara), Auth::Bearer(&read)] {
+        let mine = support::account::post_as(addr, "/api/my-games", auth, &body).await;
+        assert_eq!(mine.status, 200, "{}", mine.body);
+        assert_eq!(ids(&mine.body["in_progress"]), [waiting.as_str()]);
+        assert_eq!(ids(&mine.body["finished"]), [finished.as_str()]);
+        assert_eq!(mine.body["finished"][0]["seat"], 0);
+    }
+    let theirs = support::account::post_as(addr, "/api/my-games", Auth::Cookie(&sok), &body).await;
+    assert_eq!(ids(&theirs.body["finished"]), [finished.as_str()]);
+    assert_eq!(theirs.body["finished"][0]["seat"], 1);
+    assert!(ids(&theirs.body["in_progress"]).is_empty());
+    for auth in [Auth::Cookie(&vann), Auth::None] {
+        let none = support::account::post_as(addr, "/api/my-games", auth, &body).await;
+        assert_eq!(none.body, json!({"in_progress": [], "finished": []}));
+    }
+    let play_only = api_token(addr, &dara, &["play"]).await;
+    let refused =
+        support::account::post_as(addr, "/api/my-games", Auth::Bearer(&play_only), &body).await;
+    assert_eq!((refused.status, refused.code()), (403, "missing_scope"));
+    server.shutdown().await;
+}

@@ -140,15 +140,16 @@ pub async fn require_session(
     }
 }
 
-/// The account a read-only request is seen by (what it may list): its session, or an API token
+/// The account a reading request is seen by (what it may list): its session, or an API token
 /// with `read`; `None` without a credential. Errors as [`caller`], and 403 `missing_scope` for a
 /// token without `read`.
 pub async fn viewer(
     state: &AppState,
     peer: SocketAddr,
     headers: &HeaderMap,
+    method: &Method,
 ) -> Result<Option<UserRow>, ApiError> {
-    match caller(state, peer, headers, &Method::GET).await? {
+    match caller(state, peer, headers, method).await? {
         Some(caller) if !caller.may(Scope::Read) => Err(missing_scope(Scope::Read)),
         caller => Ok(caller.map(|caller| caller.user)),
     }

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 
 use axum::Json;
 use axum::extract::{ConnectInfo, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Method};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -41,7 +41,7 @@ pub async fn profile(
     headers: HeaderMap,
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let viewer = auth::viewer(&state, peer, &headers).await?;
+    let viewer = auth::viewer(&state, peer, &headers, &Method::GET).await?;
     let user = user_named(&state, &name).await?;
     let tallies = state.store.tallies(user.id, viewer.map(|v| v.id)).await?;
     let games: Vec<Value> = tallies
@@ -142,7 +142,7 @@ pub(super) async fn played_query(
     asked: &PageQuery,
     limit: i64,
 ) -> Result<PlayedQuery, ApiError> {
-    let viewer = auth::viewer(state, peer, headers).await?;
+    let viewer = auth::viewer(state, peer, headers, &Method::GET).await?;
     let user = user_named(state, name).await?;
     let vs = match &asked.vs {
         Some(vs) => Some(user_named(state, vs).await?.id),

@@ -69,6 +69,19 @@ impl Store {
         }
     }
 
+    /// The seats of `user_id` as (room, seat token hash), for "My games": every seat of a room
+    /// not finished, and those of the `finished` most recently changed finished rooms.
+    pub async fn account_seats(
+        &self,
+        user_id: Uuid,
+        finished: i64,
+    ) -> Result<Vec<(Uuid, [u8; 32])>, StoreError> {
+        match self {
+            Store::Postgres(s) => seats::<Pg>(&mut *s.conn().await?, user_id, finished).await,
+            Store::Sqlite(s) => seats::<Lite>(&mut *s.conn().await?, user_id, finished).await,
+        }
+    }
+
     /// The wins, draws and losses of `user_id` in each game it finished one of that `viewer`
     /// may see, by game name.
     pub async fn tallies(
@@ -131,6 +144,30 @@ async fn played<D: Dialect>(
                 visibility: codec::visibility("visibility", &cols.text("visibility")?)?,
                 clock: cols.json("options")?.get("clock").cloned(),
             })
+        })
+        .collect()
+}
+
+async fn seats<D: Dialect>(
+    conn: &mut D::Conn,
+    user_id: Uuid,
+    finished: i64,
+) -> Result<Vec<(Uuid, [u8; 32])>, StoreError> {
+    let on = "SELECT s.room_id, s.token_hash FROM seats s JOIN rooms r ON r.id = s.room_id \
+              WHERE s.user_id = $1 AND r.status <> 'finished'";
+    let over = "SELECT s.room_id, s.token_hash FROM seats s JOIN rooms r ON r.id = s.room_id \
+                WHERE s.user_id = $1 AND r.status = 'finished' \
+                ORDER BY r.updated_at DESC, r.id DESC LIMIT $2";
+    let mut rows = D::fetch_all(conn, Statement::new(on, [Param::Uuid(user_id)])).await?;
+    let params = [Param::Uuid(user_id), Param::Big(finished.max(0))];
+    rows.extend(D::fetch_all(conn, Statement::new(over, params)).await?);
+    rows.iter()
+        .map(|row| {
+            let hash = super::dialect::required("token_hash", D::bytes(row, "token_hash")?)?;
+            Ok((
+                Cols::<D>(row).uuid("room_id")?,
+                codec::token_hash("token_hash", hash)?,
+            ))
         })
         .collect()
 }
