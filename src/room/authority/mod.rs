@@ -281,7 +281,7 @@ impl Authority {
                     let message = "the room is reloading; retry the same cid".to_owned();
                     self.reject(conn, &cid, Code::Unavailable, message);
                 }
-                Request::Disconnect { .. } | Request::Summary { .. } => {}
+                Request::Disconnect { .. } | Request::Lag { .. } | Request::Summary { .. } => {}
             }
         }
         self.fanout.close_all(close::TRY_AGAIN, "room reloading");
@@ -366,6 +366,7 @@ impl Authority {
                 }));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
+            Request::Lag { conn, lag_ms } => self.announce_lag(conn, lag_ms),
             Request::Command {
                 conn,
                 cid,
