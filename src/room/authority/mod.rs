@@ -331,7 +331,10 @@ impl Authority {
                 let message = "the room is reloading; retry the same cid".to_owned();
                 self.reject(conn, &cid, Code::Unavailable, message);
             }
-            Request::Disconnect { .. } | Request::Summary { .. } | Request::Attached { .. } => {}
+            Request::Disconnect { .. }
+            | Request::Lag { .. }
+            | Request::Summary { .. }
+            | Request::Attached { .. } => {}
         }
     }
 
@@ -434,6 +437,7 @@ impl Authority {
                 }));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
+            Request::Lag { conn, lag_ms } => self.announce_lag(conn, lag_ms),
             Request::Command {
                 conn,
                 cid,
