@@ -227,8 +227,8 @@ impl Authority {
                 self.settings.idle
             };
             let may_leave = deadline.is_none() || self.state.is_correspondence();
-            let idle_at = (self.may_idle() && may_leave)
-                .then(|| clock.now_ms().saturating_add(millis(idle)));
+            let idle_at =
+                (self.may_idle() && may_leave).then(|| clock.now_ms().saturating_add(millis(idle)));
             let wait = earliest(idle_at, self.waiting_deadline());
             let wake = tokio::select! {
                 // First: a room of a node that fenced serves nothing more, however much waits.
