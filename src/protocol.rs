@@ -17,7 +17,7 @@ pub use client::{BadFrame, ClaimReason, Command, Envelope, Hello, Incoming, pars
 pub use events::{
     Ack, ChatChannel, ChatHistory, ChatMessage, ClockInfo, ClockView, ErrorInfo, Event,
     HistoryEntry, OfferInfo, OfferKind, Presence, Reject, RematchInfo, RematchSeat, ResultInfo,
-    Role, SeatInfo, Snapshot, SpectatorCount, Welcome,
+    Role, SeatInfo, SeatLag, Snapshot, SpectatorCount, Welcome,
 };
 pub use server_frame::ServerFrame;
 

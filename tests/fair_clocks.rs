@@ -285,7 +285,11 @@ async fn a_black_holed_player_is_disconnected_within_10_s_then_voted_out() {
     let (mut p0, _) = Client::hello(server.addr, &code, Some(&tokens[0]), None).await;
     let (mut p1, _) = Client::hello(server.addr, &code, Some(&tokens[1]), None).await;
     let link = Link::symmetric(server.addr, Delay::ms(20, 5)).await;
-    let _p2 = hello(&link, &code, &tokens[2]).await;
+    let mut p2 = hello(&link, &code, &tokens[2]).await;
+    // Seat 2 reads (so it answers the server's probes) until its link dies.
+    tokio::spawn(async move {
+        while let Some(Ok(_)) = p2.next_within(Duration::from_secs(60)).await {}
+    });
     let snapshot = p0.next_of("snapshot").await;
     assert_eq!(snapshot["d"]["to_move"], 0);
     let v0 = snapshot["v"].as_i64().unwrap();
@@ -295,6 +299,15 @@ async fn a_black_holed_player_is_disconnected_within_10_s_then_voted_out() {
     move_first(&mut p1, &moved, v1).await;
     let moved = p0.event("moved", v1 + 1).await;
     assert_eq!(moved["d"]["to_move"], 2, "{moved}");
+
+    // The others are told its round trip (about 40 ms over its link).
+    let lag = loop {
+        let frame = p0.next_of("lag").await;
+        if frame["d"]["seat"] == 2 {
+            break frame["d"]["lag_ms"].as_u64().unwrap();
+        }
+    };
+    assert!((30..=300).contains(&lag), "seat 2's round trip {lag} ms");
 
     link.black_hole();
     let dropped = tokio::time::Instant::now();

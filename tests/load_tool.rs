@@ -28,12 +28,13 @@ fn load(database_url: &str, args: &[&str]) -> (bool, String, String) {
 async fn a_short_load_plays_stores_and_reports_every_move() {
     let db = support::db::fresh_postgres().await;
     // Enough rooms that every per-address limit of a server at its defaults would refuse the
-    // tool (issue 24: 207 connections over 128 per address, 300 joins and hellos a minute).
+    // tool (issue 24: 207 connections over 128 per address, 300 joins and hellos a minute);
+    // about a move a second in each, so the four spectated rooms surely see moves in the window.
     let args = [
         "--rooms",
         "100",
         "--rate",
-        "20",
+        "100",
         "--warmup",
         "0.5",
         "--duration",

@@ -7,8 +7,8 @@
 mod support;
 
 use khanate::protocol::{
-    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, ServerFrame,
-    Snapshot, SpectatorCount, Welcome, parse_incoming,
+    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Incoming, Presence, Reject, SeatLag,
+    ServerFrame, Snapshot, SpectatorCount, Welcome, parse_incoming,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -55,6 +55,7 @@ fn check_server_frame(frame: &Value) {
         "chat" => round_trips::<ChatMessage>(d),
         "chat_history" => round_trips::<ChatHistory>(d),
         "spectators" => round_trips::<SpectatorCount>(d),
+        "lag" => round_trips::<SeatLag>(d),
         _ => {
             let mut public = d.clone();
             if let Value::Object(map) = &mut public {
@@ -158,6 +159,7 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
         "chat",
         "chat_history",
         "spectators",
+        "lag",
         "presence",
         "ack",
         "reject",

@@ -73,7 +73,7 @@ pub async fn games_of(
             .cmp(&your_turn(a))
             .then(b.updated_at.cmp(&a.updated_at))
     });
-    finished.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    finished.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
     finished.truncate(MAX_FINISHED);
     Ok((on, finished))
 }

@@ -591,6 +591,8 @@ async fn read_frames(
     let mut bad_frames = 0;
     // The round trip estimated from the probes' pongs, for a move's lag compensation.
     let mut lag = LagEstimate::default();
+    // The estimate the others were last told (`lag` frames).
+    let mut shown = None;
     while let Some(message) = stream.next().await {
         heard.now();
         let text = match message {
@@ -601,6 +603,11 @@ async fn read_frames(
             Ok(Message::Pong(payload)) => {
                 if let Some(rtt) = heard.ponged(&payload) {
                     lag.record(rtt);
+                    let now = lag.ms().unwrap_or(rtt);
+                    if shown.is_none_or(|shown: u64| shown.abs_diff(now) >= LAG_SHOWN_STEP_MS) {
+                        shown = Some(now);
+                        room.report_lag(conn, now).await;
+                    }
                 }
                 continue;
             }
@@ -670,6 +677,9 @@ async fn read_frames(
         }
     }
 }
+
+/// How far the lag estimate moves before the others are told again (`lag`), in ms.
+const LAG_SHOWN_STEP_MS: u64 = 50;
 
 /// The command and chat budgets a connection spends: its seat's or its spectator address's.
 #[derive(Clone, Copy)]

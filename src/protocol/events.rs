@@ -484,6 +484,16 @@ pub struct SpectatorCount {
     pub count: u32,
 }
 
+/// `lag`: a seat's connection round trip as the server estimates it (no `v`; sent to every
+/// connection when it first measured it and whenever it moved by 50 ms or more since).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatLag {
+    /// The seat.
+    pub seat: Seat,
+    /// Its connection's estimated round trip, in ms (docs/protocol.md "Clocks").
+    pub lag_ms: u64,
+}
+
 /// `ack`: the command was accepted and durably stored; `v` is the room version it made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ack {

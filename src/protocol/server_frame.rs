@@ -7,8 +7,8 @@ use serde::de::Error as _;
 use serde_json::Value;
 
 use super::{
-    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Presence, Reject, Snapshot, SpectatorCount,
-    Welcome,
+    Ack, ChatHistory, ChatMessage, ErrorInfo, Event, Presence, Reject, SeatLag, Snapshot,
+    SpectatorCount, Welcome,
 };
 
 /// A server frame `{"t", "v"?, "d"}` (docs/protocol.md), parsed.
@@ -42,6 +42,8 @@ pub enum ServerFrame {
     Presence(Presence),
     /// `spectators`: the room's number of spectator connections changed.
     Spectators(SpectatorCount),
+    /// `lag`: a seat's estimated round trip.
+    Lag(SeatLag),
     /// `chat`: one chat message.
     Chat(ChatMessage),
     /// `chat_history`: the recent readable chat, after a replay.
@@ -77,6 +79,7 @@ impl ServerFrame {
             "error" => ServerFrame::Error(serde_json::from_value(d)?),
             "presence" => ServerFrame::Presence(serde_json::from_value(d)?),
             "spectators" => ServerFrame::Spectators(serde_json::from_value(d)?),
+            "lag" => ServerFrame::Lag(serde_json::from_value(d)?),
             "chat" => ServerFrame::Chat(serde_json::from_value(d)?),
             "chat_history" => ServerFrame::ChatHistory(serde_json::from_value(d)?),
             "pong" => ServerFrame::Pong,
@@ -105,6 +108,7 @@ impl ServerFrame {
             ServerFrame::Error(_) => "error",
             ServerFrame::Presence(_) => "presence",
             ServerFrame::Spectators(_) => "spectators",
+            ServerFrame::Lag(_) => "lag",
             ServerFrame::Chat(_) => "chat",
             ServerFrame::ChatHistory(_) => "chat_history",
             ServerFrame::Pong => "pong",

@@ -222,6 +222,11 @@ enum Request {
     Disconnect {
         conn: u64,
     },
+    /// A connection's estimated round trip changed (ms): shown to everyone for a seat's.
+    Lag {
+        conn: u64,
+        lag_ms: u64,
+    },
     Command {
         conn: u64,
         cid: String,
@@ -346,6 +351,13 @@ impl RoomHandle {
             .await
             .map_err(|_| ConnectError::Gone)?;
         answer.await.map_err(|_| ConnectError::Gone)?
+    }
+
+    /// Tells the room connection `conn`'s estimated round trip, `lag_ms` (the room tells every
+    /// connection, for a seat's).
+    pub async fn report_lag(&self, conn: u64, lag_ms: u64) {
+        // A stopped room has no one to tell.
+        let _ = self.tx.send(Request::Lag { conn, lag_ms }).await;
     }
 
     /// Forgets a connection.

@@ -201,6 +201,7 @@
  * @property {ChatHistory} chat_history
  * @property {Spectators} spectators
  * @property {Presence} presence
+ * @property {{ seat: number, lag_ms: number }} lag
  * @property {Ack} ack
  * @property {Reject} reject
  * @property {HelloError} error

@@ -10,7 +10,9 @@ use uuid::Uuid;
 
 use super::Authority;
 use crate::domain::RoomStatus;
-use crate::protocol::{self, Ack, Code, Presence as PresenceFrame, Reject, SpectatorCount};
+use crate::protocol::{
+    self, Ack, Code, Presence as PresenceFrame, Reject, SeatLag, SpectatorCount,
+};
 use crate::room::answers::Answer;
 use crate::room::chat::spectator_name;
 use crate::room::fanout::{Catchup, Gone, Newcomer};
@@ -147,6 +149,17 @@ impl Authority {
             connected: false,
             claimable_at,
         });
+    }
+
+    /// Tells every connection a seat's connection's estimated round trip (`lag`); nothing for a
+    /// spectator's or a connection the room has forgotten.
+    pub(super) fn announce_lag(&mut self, conn: u64, lag_ms: u64) {
+        let Some(Some(seat)) = self.fanout.seat_of(conn) else {
+            return;
+        };
+        let frame: Arc<str> = protocol::frame("lag", None, &SeatLag { seat, lag_ms }).into();
+        let dropped = self.fanout.broadcast(&frame);
+        self.forget(dropped);
     }
 
     /// Sends a `presence` frame to every connection.

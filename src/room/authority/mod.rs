@@ -227,8 +227,8 @@ impl Authority {
                 self.settings.idle
             };
             let may_leave = deadline.is_none() || self.state.is_correspondence();
-            let idle_at = (self.may_idle() && may_leave)
-                .then(|| clock.now_ms().saturating_add(millis(idle)));
+            let idle_at =
+                (self.may_idle() && may_leave).then(|| clock.now_ms().saturating_add(millis(idle)));
             let wait = earliest(idle_at, self.waiting_deadline());
             let wake = tokio::select! {
                 // First: a room of a node that fenced serves nothing more, however much waits.
@@ -331,7 +331,10 @@ impl Authority {
                 let message = "the room is reloading; retry the same cid".to_owned();
                 self.reject(conn, &cid, Code::Unavailable, message);
             }
-            Request::Disconnect { .. } | Request::Summary { .. } | Request::Attached { .. } => {}
+            Request::Disconnect { .. }
+            | Request::Lag { .. }
+            | Request::Summary { .. }
+            | Request::Attached { .. } => {}
         }
     }
 
@@ -434,6 +437,7 @@ impl Authority {
                 }));
             }
             Request::Disconnect { conn } => self.disconnect(conn),
+            Request::Lag { conn, lag_ms } => self.announce_lag(conn, lag_ms),
             Request::Command {
                 conn,
                 cid,

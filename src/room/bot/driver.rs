@@ -270,6 +270,7 @@ impl View {
             | ServerFrame::Error(_)
             | ServerFrame::Presence(_)
             | ServerFrame::Spectators(_)
+            | ServerFrame::Lag(_)
             | ServerFrame::Chat(_)
             | ServerFrame::ChatHistory(_)
             | ServerFrame::Pong => {}

@@ -82,6 +82,7 @@
  * @property {Map<number, KnownLegal>} legal  the last legal moves sent to each held seat
  * @property {Map<string, string>} carried  where a `left` that did not pass the turn took a position
  * @property {Map<number, number>} claimable  seat -> monotonic ms from which it may be claimed against
+ * @property {Map<number, number>} lag  seat -> its connection's round trip in ms as the server estimates it (`lag`)
  * @property {Set<number>} ownDeclines  offers this page declined or withdrew itself
  * @property {{ complete: boolean, counts: Map<string, number> }} seen  how often each position stood
  * @property {Message | string | null} message
@@ -150,6 +151,8 @@ export function createRoomState({ held = [], creator = null, id = null, game = n
     carried: new Map(),
     // seat -> monotonic ms from which the others may claim against that away seat.
     claimable: new Map(),
+    // seat -> the server's estimate of its connection's round trip (ms), from `lag` frames.
+    lag: new Map(),
     // Offer ids this page declined or withdrew itself: their `offer_declined` needs no word.
     ownDeclines: new Set(),
     // How often each position stood, and whether the page saw every one since the start.
@@ -196,6 +199,9 @@ export function applyFrame(state, seat, frame, now) {
       return effect;
     case 'spectators':
       state.spectators = d.count ?? null;
+      return effect;
+    case 'lag':
+      state.lag.set(d.seat, d.lag_ms);
       return effect;
     case 'presence':
       if (state.seats[d.seat]) state.seats[d.seat].connected = d.connected;

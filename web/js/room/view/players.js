@@ -66,7 +66,9 @@ export function renderPlayers(state, { orientation, flipped, boardModule, materi
       const dot = document.createElement('span');
       dot.className = `dot ${info.connected ? 'on' : 'off'}`;
       li.classList.toggle('near', (info.seat === orientation) !== flipped);
-      li.append(swatch, name, dot, notes, materialOf(state, material, info.seat, boardModule));
+      li.append(swatch, name, dot);
+      if (info.taken && !info.bot && !info.left) li.append(signalBars(info.connected, state.lag.get(info.seat)));
+      li.append(notes, materialOf(state, material, info.seat, boardModule));
       if (state.clock) {
         const clock = document.createElement('span');
         clock.className = 'clock';
@@ -159,4 +161,24 @@ export function materialOf(state, material, seat, boardModule) {
     }
   }
   return el;
+}
+
+// The round trip (ms) up to which a connection shows as good, beyond it slow (lichess's signal
+// bars).
+const GOOD_LAG_MS = 300;
+
+/**
+ * A seat's signal bars: `good` (three lit), `slow` (two) or `lost` (none: not connected),
+ * from its presence and the round trip the server estimates for it (`lag`; good until known).
+ * @param {boolean | undefined} connected
+ * @param {number | undefined} lagMs
+ */
+export function signalBars(connected, lagMs) {
+  const level = !connected ? 'lost' : lagMs === undefined || lagMs <= GOOD_LAG_MS ? 'good' : 'slow';
+  const bars = document.createElement('span');
+  bars.className = `signal ${level}`;
+  bars.dataset.signal = level;
+  bars.title = lagMs === undefined || !connected ? level : `${level}: ${lagMs} ms`;
+  bars.append(...[1, 2, 3].map(() => document.createElement('i')));
+  return bars;
 }
