@@ -155,6 +155,22 @@ async fn scenario(url: &str) {
         let answer = get_as(addr, path, Auth::None).await;
         assert_eq!((answer.status, answer.code()), (status, code), "{path}");
     }
+
+    // A deleted account keeps its name and its games, and its profile says it is deleted.
+    let body = json!({"password": "Vann-secret-pw"});
+    let path = "/api/account";
+    let deleted = support::account::delete_as(addr, path, Auth::Cookie(&vann), Some(&body)).await;
+    assert_eq!(deleted.status, 204, "{}", deleted.body);
+    let profile = seen(&server, "/api/users/vann", Auth::None).await;
+    assert_eq!(
+        (&profile["name"], &profile["deleted"]),
+        (&json!("Vann"), &json!(true))
+    );
+    assert_eq!(tallies(&profile), [json!(["ouk-chatrang", 1, 0, 0, 1])]);
+    let theirs = seen(&server, "/api/users/vann/games", Auth::None).await;
+    assert_eq!(rooms(&theirs), [g3.as_str()]);
+    let path = "/api/users/dara/games?vs=vann";
+    assert_eq!(rooms(&seen(&server, path, Auth::None).await), [g3.as_str()]);
     server.shutdown().await;
 }
 
