@@ -103,7 +103,9 @@ async fn main() -> anyhow::Result<()> {
         .json()
         .await?;
     println!("POST /api/rooms -> {created}");
-    let code = created["invite_code"].as_str().context("invite code")?;
+    let code = created["invite_code"]
+        .as_str()
+        .with_context(|| format!("the server created no room: {}", created["error"]))?;
     let joined: Value = http
         .post(format!("{base}/api/rooms/{code}/join"))
         .json(&json!({"name": "Sok"}))

@@ -123,7 +123,7 @@ pub struct ClusterConfig {
     pub advertise_url: Option<String>,
 
     /// The secret every node of the cluster shares, to authenticate calls between nodes: at
-    /// least [`MIN_SECRET_BYTES`] bytes (e.g. `openssl rand -hex 32`). Never logged. The database
+    /// least 32 bytes (e.g. `openssl rand -hex 32`). Never logged. The database
     /// keeps a verifier of it (an HMAC), so a node given another secret refuses to start.
     #[arg(long, env = "KHANATE_CLUSTER_SECRET", hide_env_values = true)]
     pub cluster_secret: Option<String>,
