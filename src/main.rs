@@ -74,7 +74,8 @@ enum UserAction {
     Disable { name: String },
     /// Let a disabled account log in again.
     Enable { name: String },
-    /// Give the account a new random password, printed once; every session ends.
+    /// Give the account a new random password, printed once; every session ends and every API
+    /// token is revoked.
     ResetPassword { name: String },
 }
 

@@ -1,12 +1,13 @@
 //! `khanate user ...`, the operators' commands, as the real binary against the database a running
 //! server uses: list, show, disable (its sessions end, logins are refused), enable, and
-//! reset-password (a printed password that logs in; every session ends).
+//! reset-password (a printed password that logs in; every session ends, every API token is
+//! revoked).
 
 mod support;
 
 use std::process::Command;
 
-use support::account::{Auth, credentials, register, whoami};
+use support::account::{Auth, api_token, credentials, register, whoami};
 use support::server::sqlite_server_with;
 
 /// Runs `khanate user ARGS --database-url URL`: (success, stdout, stderr).
@@ -59,6 +60,8 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     let session = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
     assert_eq!(session.status, 200);
     let session = session.session_token();
+    let token = api_token(server.addr, &session, &["read"]).await;
+    assert_eq!(whoami(server.addr, Auth::Bearer(&token)).await.status, 200);
 
     let (ok, out, _) = user(&url, &["reset-password", "Dara"]);
     assert!(ok, "{out}");
@@ -70,6 +73,12 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     assert_eq!(
         whoami(server.addr, Auth::Cookie(&session)).await.status,
         401
+    );
+    let revoked = whoami(server.addr, Auth::Bearer(&token)).await;
+    assert_eq!(
+        (revoked.status, revoked.code()),
+        (401, "not_logged_in"),
+        "a reset password revokes every API token: {out}"
     );
     let old = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
     assert_eq!(old.code(), "bad_credentials");
