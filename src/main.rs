@@ -34,7 +34,14 @@ enum Command {
     },
     /// Accounts, for operators: list, show, disable, enable, reset-password.
     User {
-        #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
+        /// The database of the accounts; given before or after the action (`khanate user list
+        /// --database-url URL` works too).
+        #[arg(
+            long,
+            env = "DATABASE_URL",
+            default_value = "sqlite://khanate.db",
+            global = true
+        )]
         database_url: String,
         #[command(subcommand)]
         action: UserAction,

@@ -10,11 +10,16 @@ use std::process::Command;
 use support::account::{Auth, api_token, credentials, register, whoami};
 use support::server::sqlite_server_with;
 
-/// Runs `khanate user ARGS --database-url URL`: (success, stdout, stderr).
+/// Runs `khanate user --database-url URL ARGS`: (success, stdout, stderr).
 fn user(url: &str, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["user", "--database-url", url];
+    all.extend(args);
+    khanate(&all)
+}
+
+/// Runs `khanate ARGS` without `DATABASE_URL`: (success, stdout, stderr).
+fn khanate(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_khanate"))
-        .arg("user")
-        .args(["--database-url", url])
         .args(args)
         .env_remove("DATABASE_URL")
         .output()
@@ -36,6 +41,11 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     assert!(ok);
     let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
     assert_eq!(names, ["Dara", "sok"]);
+    let (ok, after, err) = khanate(&["user", "list", "--database-url", &url]);
+    assert!(ok, "--database-url after the subcommand: {err}");
+    assert_eq!(after, out, "the same database either way");
+    let (ok, _, err) = khanate(&["user", "show", "--database-url", &url, "sok"]);
+    assert!(ok, "{err}");
     assert!(out.lines().all(|l| l.ends_with("\tactive")), "{out}");
     let (_, shown, _) = user(&url, &["show", "DARA"]);
     assert!(
