@@ -6,7 +6,7 @@
 mod support;
 
 use serde_json::json;
-use support::account::{Auth, api_token, delete_as, get_as, hello_as, post_as, register};
+use support::account::{Auth, api_token, delete_as, get_as, register, won_by_resignation};
 use support::server::{get, get_text, sqlite_server_with};
 
 #[tokio::test]
@@ -14,21 +14,7 @@ async fn the_export_holds_every_game_and_a_deleted_account_leaves_them_to_the_op
     let (_db, server) = sqlite_server_with(|_| {}).await;
     let dara = register(server.addr, "Dara").await;
     let sok = register(server.addr, "Sok").await;
-    let body = json!({"game": "ouk-chatrang", "seat": "white"});
-    let created = post_as(server.addr, "/api/rooms", Auth::Cookie(&dara), &body).await;
-    let code = created.body["invite_code"].as_str().unwrap().to_owned();
-    let room_id = created.body["room_id"].as_str().unwrap().to_owned();
-    let path = format!("/api/rooms/{code}/join");
-    let joined = post_as(server.addr, &path, Auth::Cookie(&sok), &json!({})).await;
-    assert_eq!(joined.status, 200, "{}", joined.body);
-    let (mut white, welcome) = hello_as(server.addr, Some(&dara), json!({"room": code})).await;
-    assert_eq!(welcome["d"]["seat"], 0);
-    let (mut black, _) = hello_as(server.addr, Some(&sok), json!({"room": code})).await;
-    let v = welcome["d"]["version"].as_i64().unwrap();
-    white.send_move("w1", "e3e4", v).await;
-    assert_eq!(white.answer("w1").await["t"], "ack");
-    black.command("resign", "b1", json!({})).await;
-    assert_eq!(black.answer("b1").await["t"], "ack");
+    let room_id = won_by_resignation(server.addr, &dara, &sok, json!({})).await;
 
     let read = api_token(server.addr, &dara, &["read"]).await;
     let export = get_as(server.addr, "/api/account/export", Auth::Bearer(&read)).await;

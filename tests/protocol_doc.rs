@@ -304,3 +304,24 @@ async fn the_account_examples_are_what_the_server_takes_and_answers() {
     .await;
     assert_eq!(deleted.status, 204, "{}", deleted.body);
 }
+
+#[tokio::test]
+async fn the_player_examples_are_what_the_server_answers() {
+    use support::account::{Auth, get_as, register, won_by_resignation};
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
+    let text = std::fs::read_to_string(path).expect("docs/protocol.md");
+    let [profile, games] = <[Value; 2]>::try_from(section_examples(&text, "Players"))
+        .expect("the two examples of the Players section");
+    let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
+    let dara = register(server.addr, "Dara").await;
+    let sok = register(server.addr, "Sok").await;
+    let options = json!({"visibility": "private", "clock": {"initial_s": 300, "increment_s": 3}});
+    won_by_resignation(server.addr, &dara, &sok, options).await;
+    let answer = get_as(server.addr, "/api/users/dara", Auth::Cookie(&dara)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(shape(&answer.body), shape(&profile));
+    let answer = get_as(server.addr, "/api/users/dara/games", Auth::Cookie(&dara)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(shape(&answer.body), shape(&games));
+}

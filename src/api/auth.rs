@@ -140,6 +140,21 @@ pub async fn require_session(
     }
 }
 
+/// The account a reading request is seen by (what it may list): its session, or an API token
+/// with `read`; `None` without a credential. Errors as [`caller`], and 403 `missing_scope` for a
+/// token without `read`.
+pub async fn viewer(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    method: &Method,
+) -> Result<Option<UserRow>, ApiError> {
+    match caller(state, peer, headers, method).await? {
+        Some(caller) if !caller.may(Scope::Read) => Err(missing_scope(Scope::Read)),
+        caller => Ok(caller.map(|caller| caller.user)),
+    }
+}
+
 /// Who takes a seat in a create or join: a logged-in caller (a session, or a token with `play`)
 /// as its account, under its username; or an anonymous player under `name` (already cleaned),
 /// which may not be any account's username ignoring case (400 `bad_name`: nobody plays under

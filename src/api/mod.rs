@@ -14,6 +14,8 @@ mod lookup;
 mod my_games;
 mod names;
 mod pgn;
+mod profile_exports;
+mod profiles;
 mod proxy;
 mod record;
 mod rest;
@@ -157,6 +159,13 @@ fn routes(state: AppState) -> Router {
         .route("/api/games/{room_id}", get(games::game_record))
         .route("/api/games/{room_id}/pgn", get(games::game_pgn))
         .route("/api/games/{room_id}/record", get(games::game_text))
+        .route("/api/users/{username}", get(profiles::profile))
+        .route("/api/users/{username}/games", get(profiles::games))
+        .route(
+            "/api/users/{username}/games.ndjson",
+            get(profile_exports::ndjson),
+        )
+        .route("/api/users/{username}/games.pgn", get(profile_exports::pgn))
         .route("/api/account", get(account::me).delete(account::delete))
         .route("/api/account/register", post(account::register))
         .route("/api/account/login", post(account::login))

@@ -1,13 +1,12 @@
-//! `POST /api/my-games`: "My games" of an anonymous browser, from the seat tokens it holds (the
-//! body, never the URL, carries them): each room's state as that seat sees it, the games in
+//! `POST /api/my-games`: "My games" of a browser, from the seat tokens it holds (the body, never
+//! the URL, carries them) and, logged in, from its account's seats: each room's state as that seat sees it, the games in
 //! progress (the seat's turn first) and the recently finished ones. A token of no seat of its
 //! room is left out, the same as an unknown room, so the answer says nothing about tokens the
 //! client does not hold.
 //!
 //! Everything is read from the store (the turn and the result off the room's last events), so a
-//! room need not be in memory, nor owned by this node in a cluster. The seam for accounts: a
-//! logged-in user's seats (`seats.user_id`) are more [`Claim`]s for [`games_of`], beside the
-//! tokens the browser sends.
+//! room need not be in memory, nor owned by this node in a cluster. A logged-in user's seats
+//! (`seats.user_id`) are more [`Claim`]s for [`games_of`], beside the tokens the browser sends.
 
 use std::collections::HashSet;
 
@@ -15,13 +14,14 @@ use std::net::SocketAddr;
 
 use axum::Json;
 use axum::extract::{ConnectInfo, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Method};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::AppState;
+use super::auth;
 use super::error::ApiError;
 use super::extract::JsonBytes;
 use crate::room::token::hash_token;
@@ -106,10 +106,11 @@ fn entry(seat: &HeldSeat) -> Value {
 }
 
 /// `POST /api/my-games` `{"seats": [{"room_id", "seat_token"}]}` (at most [`MAX_SEATS`]):
-/// 200 `{"in_progress": [...], "finished": [...]}`. Errors: 400 `bad_request` for a body that
+/// 200 `{"in_progress": [...], "finished": [...]}`, with the seats of the account logged in (the
+/// session cookie, or a token with `read`) too. Errors: 400 `bad_request` for a body that
 /// does not fit or names too many seats; 429 `rate_limited` (with `Retry-After`) when the client
 /// address is over its room look-ups, which each request counts as one of; 503 `unavailable`
-/// when the store fails.
+/// when the store fails; as [`auth::viewer`] for the credential.
 pub async fn my_games(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -129,11 +130,15 @@ pub async fn my_games(
             "at most {MAX_SEATS} seats a request"
         )));
     }
-    let claims: Vec<Claim> = body
+    let mut claims: Vec<Claim> = body
         .seats
         .iter()
         .map(|held| (held.room_id, hash_token(&held.seat_token)))
         .collect();
+    if let Some(user) = auth::viewer(&state, peer, &headers, &Method::POST).await? {
+        let finished = i64::try_from(MAX_FINISHED).unwrap_or(i64::MAX);
+        claims.extend(state.store.account_seats(user.id, finished).await?);
+    }
     let (on, finished) = games_of(&state.store, claims).await?;
     let body = json!({
         "in_progress": on.iter().map(entry).collect::<Vec<_>>(),

@@ -26,6 +26,7 @@ mod accounts;
 mod codec;
 mod dialect;
 pub mod postgres;
+mod profiles;
 mod queries;
 mod rows;
 pub mod sqlite;
@@ -37,6 +38,7 @@ use uuid::Uuid;
 use crate::rules::Seat;
 
 pub use self::accounts::{ApiTokenRow, SessionRow, UserRow};
+pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
 use self::postgres::Pg;
 pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,

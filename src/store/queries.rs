@@ -459,7 +459,7 @@ pub(super) async fn final_clock<D: Dialect>(
     Ok(Some(Value::Object(clock)))
 }
 
-fn record_from_row<D: Dialect>(row: &D::Row) -> Result<GameRecord, StoreError> {
+pub(super) fn record_from_row<D: Dialect>(row: &D::Row) -> Result<GameRecord, StoreError> {
     let row = Cols::<D>(row);
     Ok(GameRecord {
         room_id: row.uuid("room_id")?,

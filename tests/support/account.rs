@@ -148,3 +148,34 @@ pub async fn hello_as(
     let first = client.recv().await;
     (client, first)
 }
+
+/// An Ouk Chatrang game between two accounts played to its end: `winner` (a session cookie)
+/// creates the room as white with the keys of `options` (`visibility`, `clock`, ...) added
+/// (private unless told),
+/// `loser` joins as black, white plays `e3e4` and black resigns. Returns the room id.
+pub async fn won_by_resignation(
+    addr: SocketAddr,
+    winner: &str,
+    loser: &str,
+    options: Value,
+) -> String {
+    let mut body = json!({"game": "ouk-chatrang", "seat": "white"});
+    if let (Value::Object(body), Value::Object(options)) = (&mut body, options) {
+        body.extend(options);
+    }
+    let created = post_as(addr, "/api/rooms", Auth::Cookie(winner), &body).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let code = created.body["invite_code"].as_str().unwrap().to_owned();
+    let path = format!("/api/rooms/{code}/join");
+    let joined = post_as(addr, &path, Auth::Cookie(loser), &json!({})).await;
+    assert_eq!(joined.status, 200, "{}", joined.body);
+    let (mut white, welcome) = hello_as(addr, Some(winner), json!({"room": code})).await;
+    assert_eq!(welcome["d"]["seat"], 0, "{welcome}");
+    let (mut black, _) = hello_as(addr, Some(loser), json!({"room": code})).await;
+    let v = welcome["d"]["version"].as_i64().unwrap();
+    white.send_move("w1", "e3e4", v).await;
+    assert_eq!(white.answer("w1").await["t"], "ack");
+    black.command("resign", "b1", json!({})).await;
+    assert_eq!(black.answer("b1").await["t"], "ack");
+    created.body["room_id"].as_str().unwrap().to_owned()
+}

@@ -1,8 +1,9 @@
 // The home page's "My games" (#my-games-card): the games of the seats this browser holds
 // (seats.js), from POST api/my-games: those in progress, "your turn" first, each linking to its
 // room (a correspondence game with the time left for the seat on move), and the recently
-// finished ones, each linking to its page /g/{room_id}. Hidden while the browser holds no seat.
-// (A logged-in player's games will come from the account as well: the same list.)
+// finished ones, each linking to its page /g/{room_id}. A logged-in player's games come from the
+// account as well (the server adds them, by the session cookie): the same list. Hidden while the
+// browser holds no seat and the answer has no game.
 
 import { gameUrl, myGames, roomUrl } from './api.js';
 import { t, errorText, onLanguageChange } from './i18n.js';
@@ -62,16 +63,16 @@ function render() {
 
 export async function refreshMyGames() {
   const seats = everyHeldSeat();
-  $('#my-games-card').hidden = seats.length === 0;
-  if (seats.length === 0) return;
   $('#my-games-error').textContent = '';
   try {
     // The newest seats are the last kept; the server takes at most 100.
     games = await myGames(seats.slice(-100));
   } catch (problem) {
+    $('#my-games-card').hidden = seats.length === 0;
     $('#my-games-error').textContent = errorText(/** @type {import('./api.js').ApiError} */ (problem));
     return;
   }
+  $('#my-games-card').hidden = seats.length === 0 && games.in_progress.length + games.finished.length === 0;
   render();
 }
 
