@@ -34,7 +34,14 @@ enum Command {
     },
     /// Accounts, for operators: list, show, disable, enable, reset-password.
     User {
-        #[arg(long, env = "DATABASE_URL", default_value = "sqlite://khanate.db")]
+        /// The database of the accounts; given before or after the action (`khanate user list
+        /// --database-url URL` works too).
+        #[arg(
+            long,
+            env = "DATABASE_URL",
+            default_value = "sqlite://khanate.db",
+            global = true
+        )]
         database_url: String,
         #[command(subcommand)]
         action: UserAction,
@@ -74,7 +81,8 @@ enum UserAction {
     Disable { name: String },
     /// Let a disabled account log in again.
     Enable { name: String },
-    /// Give the account a new random password, printed once; every session ends.
+    /// Give the account a new random password, printed once; every session ends and every API
+    /// token is revoked.
     ResetPassword { name: String },
 }
 

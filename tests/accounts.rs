@@ -332,12 +332,14 @@ async fn the_eleventh_failed_login_in_fifteen_minutes_is_rate_limited_for_any_na
 }
 
 #[tokio::test]
-async fn logout_everywhere_and_a_password_change_end_the_other_sessions() {
+async fn logout_everywhere_and_a_password_change_end_the_other_sessions_and_every_token() {
     let (_db, server) = sqlite_server_with(|_| {}).await;
     let first = register(server.addr, "Dara").await;
     let login = || credentials(server.addr, "login", "DARA", "Dara-secret-pw");
     let second = login().await.session_token();
     let third = login().await.session_token();
+    let token = api_token(server.addr, &first, &["read"]).await;
+    assert_eq!(whoami(server.addr, Auth::Bearer(&token)).await.status, 200);
     let body = json!({"old": "Dara-secret-pw", "new": "a new secret"});
     let changed = post_as(
         server.addr,
@@ -350,6 +352,21 @@ async fn logout_everywhere_and_a_password_change_end_the_other_sessions() {
     assert_eq!(whoami(server.addr, Auth::Cookie(&first)).await.status, 401);
     assert_eq!(whoami(server.addr, Auth::Cookie(&third)).await.status, 401);
     assert_eq!(whoami(server.addr, Auth::Cookie(&second)).await.status, 200);
+    let revoked = whoami(server.addr, Auth::Bearer(&token)).await;
+    assert_eq!(
+        (revoked.status, revoked.code()),
+        (401, "not_logged_in"),
+        "a password change revokes every API token"
+    );
+    let rows = server.store.user_by_name("dara").await.unwrap().unwrap();
+    assert!(
+        server
+            .store
+            .api_tokens_of(rows.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(login().await.code(), "bad_credentials", "the old password");
     let wrong = post_as(
         server.addr,
@@ -371,6 +388,7 @@ async fn logout_everywhere_and_a_password_change_end_the_other_sessions() {
     let list = sessions.body["sessions"].as_array().unwrap();
     assert_eq!(list.len(), 2);
     assert_eq!(list.iter().filter(|s| s["current"] == true).count(), 1);
+    let kept = api_token(server.addr, &fourth, &["read"]).await;
     let out = post_with(
         &server,
         "/api/account/logout-everywhere",
@@ -382,6 +400,11 @@ async fn logout_everywhere_and_a_password_change_end_the_other_sessions() {
     for token in [&second, &fourth] {
         assert_eq!(whoami(server.addr, Auth::Cookie(token)).await.status, 401);
     }
+    assert_eq!(
+        whoami(server.addr, Auth::Bearer(&kept)).await.status,
+        200,
+        "logging out everywhere ends sessions only, as docs/protocol.md says"
+    );
 }
 
 #[tokio::test]

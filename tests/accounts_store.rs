@@ -11,7 +11,7 @@ use uuid::Uuid;
 on_both_backends!(store:
     names_are_unique_ignoring_case_and_keep_their_case,
     a_session_is_found_by_its_hash_until_it_idles_out,
-    a_password_change_ends_every_other_session,
+    a_password_change_ends_every_other_session_and_revokes_every_token,
     disabling_ends_the_sessions_and_refuses_the_tokens,
     api_tokens_are_found_by_hash_listed_and_revoked_by_their_owner_only,
     a_deleted_account_is_a_tombstone_that_keeps_its_name,
@@ -143,13 +143,17 @@ async fn a_session_is_found_by_its_hash_until_it_idles_out(store: Store) {
     );
 }
 
-async fn a_password_change_ends_every_other_session(store: Store) {
+async fn a_password_change_ends_every_other_session_and_revokes_every_token(store: Store) {
     let dara = registered(&store, "Dara").await;
+    let sok = registered(&store, "Sok").await;
     for seed in 1..=3 {
         store
             .insert_session(&session(&dara, seed, at(i64::from(seed))))
             .await
             .unwrap();
+    }
+    for t in [token(&dara, 10, &["read"]), token(&sok, 11, &["read"])] {
+        store.insert_api_token(&t).await.unwrap();
     }
     assert!(
         store
@@ -167,6 +171,23 @@ async fn a_password_change_ends_every_other_session(store: Store) {
     assert_eq!(left, [hash(2)]);
     let stored = store.user_by_id(dara.id).await.unwrap().unwrap();
     assert_eq!(stored.password_hash.as_deref(), Some("$argon2id$new"));
+    assert_eq!(store.api_tokens_of(dara.id).await.unwrap(), []);
+    assert!(
+        store
+            .use_api_token(&hash(10), at(50))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        store.api_tokens_of(sok.id).await.unwrap().len(),
+        1,
+        "another account's token stays"
+    );
+    store
+        .insert_api_token(&token(&dara, 12, &["play"]))
+        .await
+        .unwrap();
     assert!(
         store
             .set_password(dara.id, "$argon2id$reset", None)
@@ -177,6 +198,11 @@ async fn a_password_change_ends_every_other_session(store: Store) {
         store.sessions_of(dara.id).await.unwrap(),
         [],
         "an operator's reset ends all"
+    );
+    assert_eq!(
+        store.api_tokens_of(dara.id).await.unwrap(),
+        [],
+        "and revokes every token"
     );
     assert!(
         !store

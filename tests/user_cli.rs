@@ -1,19 +1,25 @@
 //! `khanate user ...`, the operators' commands, as the real binary against the database a running
 //! server uses: list, show, disable (its sessions end, logins are refused), enable, and
-//! reset-password (a printed password that logs in; every session ends).
+//! reset-password (a printed password that logs in; every session ends, every API token is
+//! revoked).
 
 mod support;
 
 use std::process::Command;
 
-use support::account::{Auth, credentials, register, whoami};
+use support::account::{Auth, api_token, credentials, register, whoami};
 use support::server::sqlite_server_with;
 
-/// Runs `khanate user ARGS --database-url URL`: (success, stdout, stderr).
+/// Runs `khanate user --database-url URL ARGS`: (success, stdout, stderr).
 fn user(url: &str, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["user", "--database-url", url];
+    all.extend(args);
+    khanate(&all)
+}
+
+/// Runs `khanate ARGS` without `DATABASE_URL`: (success, stdout, stderr).
+fn khanate(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_khanate"))
-        .arg("user")
-        .args(["--database-url", url])
         .args(args)
         .env_remove("DATABASE_URL")
         .output()
@@ -35,6 +41,11 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     assert!(ok);
     let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
     assert_eq!(names, ["Dara", "sok"]);
+    let (ok, after, err) = khanate(&["user", "list", "--database-url", &url]);
+    assert!(ok, "--database-url after the subcommand: {err}");
+    assert_eq!(after, out, "the same database either way");
+    let (ok, _, err) = khanate(&["user", "show", "--database-url", &url, "sok"]);
+    assert!(ok, "{err}");
     assert!(out.lines().all(|l| l.ends_with("\tactive")), "{out}");
     let (_, shown, _) = user(&url, &["show", "DARA"]);
     assert!(
@@ -59,6 +70,8 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     let session = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
     assert_eq!(session.status, 200);
     let session = session.session_token();
+    let token = api_token(server.addr, &session, &["read"]).await;
+    assert_eq!(whoami(server.addr, Auth::Bearer(&token)).await.status, 200);
 
     let (ok, out, _) = user(&url, &["reset-password", "Dara"]);
     assert!(ok, "{out}");
@@ -70,6 +83,12 @@ async fn operators_list_show_disable_enable_and_reset_passwords() {
     assert_eq!(
         whoami(server.addr, Auth::Cookie(&session)).await.status,
         401
+    );
+    let revoked = whoami(server.addr, Auth::Bearer(&token)).await;
+    assert_eq!(
+        (revoked.status, revoked.code()),
+        (401, "not_logged_in"),
+        "a reset password revokes every API token: {out}"
     );
     let old = credentials(server.addr, "login", "dara", "Dara-secret-pw").await;
     assert_eq!(old.code(), "bad_credentials");

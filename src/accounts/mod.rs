@@ -250,7 +250,7 @@ impl Accounts {
     }
 
     /// Changes `user`'s password from `old` to `new`, ending every session but `keep` (the
-    /// one that asked). Errors: `BadCredentials` (the old password is wrong), `BadPassword`,
+    /// one that asked) and revoking every API token of the account. Errors: `BadCredentials` (the old password is wrong), `BadPassword`,
     /// `Store`.
     pub async fn change_password(
         &self,

@@ -19,7 +19,7 @@ pub enum UserCommand {
     Disable(String),
     /// Let it log in again.
     Enable(String),
-    /// Give it a new random password (printed once) and end its sessions.
+    /// Give it a new random password (printed once), end its sessions and revoke its API tokens.
     ResetPassword(String),
 }
 
@@ -85,7 +85,8 @@ pub async fn run(store: &Store, command: UserCommand) -> anyhow::Result<String> 
                 return Err(anyhow!("{name:?} is a deleted account")).context("reset-password");
             }
             Ok(format!(
-                "new password for {}: {password}\nevery session of the account ended",
+                "new password for {}: {password}\n\
+                 every session of the account ended, every API token revoked",
                 user.name
             ))
         }

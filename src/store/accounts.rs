@@ -1,7 +1,7 @@
 //! Accounts in the store (migration `0010_accounts`): users, their sessions and personal API
 //! tokens, and the failed logins the per-account limit counts. Written once over [`Dialect`] as
-//! the room queries are; what must change together (a password and the other sessions, a
-//! tombstone and the credentials) runs in one transaction.
+//! the room queries are; what must change together (a password, the other sessions and the API
+//! tokens; a tombstone and the credentials) runs in one transaction.
 //!
 //! Secrets are never stored: a session or API token only as its SHA-256 ([`SessionRow::token_hash`],
 //! [`ApiTokenRow::token_hash`]), a password only as its Argon2id PHC string, made by
@@ -136,8 +136,10 @@ impl Store {
         on_conn!(self, all_users())
     }
 
-    /// Sets the password hash of a live account and ends its sessions, all but `keep` (the one
-    /// that changed it) when given. `false` when no live account has that id.
+    /// Sets the password hash of a live account, ends its sessions, all but `keep` (the one that
+    /// changed it) when given, and revokes every API token of the account: whoever changes or
+    /// resets a password expects everyone else locked out. `false` when no live account has that
+    /// id.
     pub async fn set_password(
         &self,
         user_id: Uuid,
@@ -363,6 +365,8 @@ async fn password_and_sessions<D: Dialect>(
             execute::<D>(conn, sql, vec![Param::Uuid(user_id)]).await?
         }
     };
+    let sql = "DELETE FROM api_tokens WHERE user_id = $1";
+    execute::<D>(conn, sql, vec![Param::Uuid(user_id)]).await?;
     Ok(true)
 }
 

@@ -1,6 +1,7 @@
 // Accounts in the browser: register on /login, create a room; a second browser (its own
 // cookies and storage) logs in and is welcomed into the seat without its token; "log out
-// everywhere" ends both sessions.
+// everywhere" ends both sessions; the login page counts the games it offers to attach, "the game"
+// for one.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -90,4 +91,14 @@ test('the account page makes and revokes a token, changes the password and delet
   await page.click('#login-submit');
   await page.waitForSelector('#notice:not([hidden])');
   assert.match(await page.textContent('#notice'), /wrong username or password/i);
+});
+
+test('the login page offers "the game" for one seat token and "the 2 games" for two', async (t) => {
+  const page = await newPage(t, browser);
+  await createRoom(page, server, { game: 'ouk-chatrang', seat: 'white' });
+  await page.goto(`${server.url}/login`);
+  assert.equal(await page.textContent('#attach-count'), 'Add the game this browser played to the account');
+  await createRoom(page, server, { game: 'ouk-chatrang', seat: 'black' });
+  await page.goto(`${server.url}/login`);
+  assert.equal(await page.textContent('#attach-count'), 'Add the 2 games this browser played to the account');
 });

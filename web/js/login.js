@@ -9,7 +9,8 @@ import { $, $input } from './dom.js';
 setUpLanguage();
 const tokens = allSeatTokens();
 $('#attach-row').hidden = tokens.length === 0;
-$('#attach-count').textContent = t('login.attach', { count: String(tokens.length) });
+$('#attach-count').textContent =
+  tokens.length === 1 ? t('login.attach_one') : t('login.attach', { count: String(tokens.length) });
 
 /**
  * @param {'register' | 'login'} action

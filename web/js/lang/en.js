@@ -105,6 +105,7 @@ export default {
   'login.register': 'Register',
   'login.name': 'Username',
   'login.password': 'Password',
+  'login.attach_one': 'Add the game this browser played to the account',
   'login.attach': 'Add the {count} games this browser played to the account',
   'account.sessions': 'Where you are logged in',
   'account.this_browser': 'this browser',
@@ -121,7 +122,7 @@ export default {
   'account.password': 'Change the password',
   'account.old_password': 'Current password',
   'account.new_password': 'New password',
-  'account.password_done': 'Changed. Every other session has ended.',
+  'account.password_done': 'Changed. Every other session has ended and every API token is revoked.',
   'account.delete': 'Delete my account',
   'account.delete_hint': 'Your games stay for the other players; your name stays taken.',
 
