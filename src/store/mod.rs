@@ -38,8 +38,8 @@ use uuid::Uuid;
 use crate::rules::Seat;
 
 pub use self::accounts::{ApiTokenRow, SessionRow, UserRow};
-pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
 use self::postgres::Pg;
+pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
 pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
     MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
