@@ -309,13 +309,14 @@ async fn connection(
         }
     };
     room.disconnect(connected.conn).await;
-    if server_closed {
-        await_close_reply(&mut stream).await;
-    } else if !writer.is_finished() {
-        // The room has dropped our queue; the writer drains it, closes the socket and ends.
+    if !server_closed && !writer.is_finished() {
+        // The room has dropped our queue; the writer drains it, sends its close and ends.
         let _ = tokio::time::timeout(Duration::from_secs(5), &mut writer).await;
         writer.abort();
     }
+    // Also when the reader ended first: a command for a room that stopped ends it while the
+    // room's close frame is still on its way out.
+    await_close_reply(&mut stream).await;
 }
 
 /// The account a hello comes from: its `api_token`'s (which must have the scope `play`), else
