@@ -3,7 +3,7 @@
 //! (it could take a second seat), and a peer's request for a room that moved on is answered
 //! "room moving", not "the database is unavailable"; a relay whose link to the owner stalls
 //! closes its clients and serves them again once the path is back. Real nodes, real PostgreSQL, and a TCP proxy
-//! in front of the owner that the test can break.
+//! in front of the owner that the test can break (`support::netem`).
 
 mod support;
 
@@ -12,13 +12,23 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::cluster::{SECRET, SHORT_LEASE, node_args};
+use support::netem::{Delay, Link};
 use support::server::{Process, free_port, get, post};
-use support::tcp_proxy::{Mode, TcpProxy};
 use support::ws::{Client, try_hello};
 
 fn localhost(port: u16) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
 }
+
+/// A path to `upstream`, without delay, listening on a fixed loopback port that a node may
+/// advertise before it starts.
+async fn path_to(upstream: SocketAddr) -> Link {
+    let none = Delay::default();
+    Link::start_at(localhost(free_port()), upstream, none, none).await
+}
+
+/// Long enough to be "for ever" in a test: a stall the test ends itself with `restore`.
+const FOR_EVER: Duration = Duration::from_secs(3600);
 
 /// A node on `bind` advertising `advertise` (its own address, or a proxy in front of it).
 fn node(url: &str, bind: SocketAddr, advertise: SocketAddr) -> Process {
@@ -46,7 +56,7 @@ async fn seats_taken(at: SocketAddr, code: &str) -> usize {
 async fn a_forwarded_join_whose_answer_was_lost_is_not_sent_again() {
     let db = support::db::fresh_postgres().await;
     let owner_bind = localhost(free_port());
-    let proxy = TcpProxy::start(localhost(free_port()), owner_bind).await;
+    let proxy = path_to(owner_bind).await;
     let owner = node(&db.url, owner_bind, proxy.addr);
     let entry_bind = localhost(free_port());
     let entry = node(&db.url, entry_bind, entry_bind);
@@ -60,7 +70,7 @@ async fn a_forwarded_join_whose_answer_was_lost_is_not_sent_again() {
     let code = created["invite_code"].as_str().unwrap().to_owned();
     assert_eq!(seats_taken(owner.addr, &code).await, 1);
 
-    proxy.set(Mode::DropAnswers);
+    proxy.drop_answers();
     let (status, answer) = post(
         entry.addr,
         &format!("/api/rooms/{code}/join"),
@@ -76,7 +86,7 @@ async fn a_forwarded_join_whose_answer_was_lost_is_not_sent_again() {
     );
 
     // With the path back, a join through the entry node is answered by the owner.
-    proxy.set(Mode::Pass);
+    proxy.restore();
     let (status, joined) = post(
         entry.addr,
         &format!("/api/rooms/{code}/join"),
@@ -124,7 +134,7 @@ async fn a_peer_request_for_a_room_owned_elsewhere_is_answered_room_moving() {
 async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it_clears() {
     let db = support::db::fresh_postgres().await;
     let owner_bind = localhost(free_port());
-    let proxy = std::sync::Arc::new(TcpProxy::start(localhost(free_port()), owner_bind).await);
+    let proxy = path_to(owner_bind).await;
     let owner = node(&db.url, owner_bind, proxy.addr);
     let entry_bind = localhost(free_port());
     let entry = node(&db.url, entry_bind, entry_bind);
@@ -144,16 +154,8 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
     assert_eq!(white.answer("w1").await["d"], json!({"cid": "w1", "v": 4}));
 
     let stall = Duration::from_secs(15);
-    proxy.set(Mode::Stall);
+    proxy.stall(stall);
     let stalled = Instant::now();
-    let clearing = {
-        let proxy = proxy.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(stall).await;
-            proxy.set(Mode::Pass);
-            Instant::now()
-        })
-    };
     assert_eq!(white.closed().await, Some(1012), "told to reconnect");
     println!(
         "relayed client closed {:?} after the stall began",
@@ -181,10 +183,9 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
             }
         }
     };
-    let cleared = clearing.await.unwrap();
     println!(
         "served again {:?} after the path came back ({refused} hellos refused meanwhile)",
-        cleared.elapsed()
+        stalled.elapsed().saturating_sub(stall)
     );
     assert!(refused > 0, "no path, no service");
     white.send_move("w2", &moves[2], 5).await;
@@ -210,8 +211,8 @@ async fn a_stalled_link_closes_relayed_clients_and_they_are_served_again_once_it
 #[tokio::test]
 async fn nginx_gives_up_on_a_frozen_node_and_tries_the_next() {
     let live = support::nginx::Capture::start().await;
-    let frozen = TcpProxy::start(localhost(free_port()), live.addr).await;
-    frozen.set(Mode::Stall);
+    let frozen = path_to(live.addr).await;
+    frozen.stall(FOR_EVER);
     let nodes = [frozen.addr, live.addr];
     let nginx =
         support::nginx::Nginx::start(support::cluster::SHIPPED, |shipped, addr, redirect| {

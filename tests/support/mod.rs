@@ -14,5 +14,4 @@ pub mod nginx;
 pub mod rooms;
 pub mod server;
 pub mod stream;
-pub mod tcp_proxy;
 pub mod ws;

@@ -1,8 +1,11 @@
 //! A userland network emulator for tests: a TCP proxy in front of the server whose two directions
 //! each have their own one-way latency with jitter, and which can stall (hold everything for a
 //! while, then deliver it), black-hole (swallow everything from then on, without a FIN: a link
-//! that silently died) or cut (close both sides) a connection. One [`Link`] is one player's
-//! network: every connection opened through its address gets the link's current settings.
+//! that silently died), drop answers (carry requests on, and close both sides the moment the
+//! server answers anything: the server acted, its caller never hears of it) or cut (close both
+//! sides) a connection. One [`Link`] is one player's network, or the path to one cluster node
+//! (listening on a fixed address, [`Link::start_at`], so the node can advertise it before it
+//! starts): every connection opened through its address gets the link's current settings.
 //!
 //! Delivery keeps TCP's order: a chunk read at `t` leaves at `max(t + latency ± jitter, the
 //! previous chunk's departure)`, so jitter never reorders bytes (as with a real link whose queue
@@ -55,6 +58,8 @@ enum Mode {
     StalledUntil(Instant),
     /// Swallowed.
     BlackHole,
+    /// Client to server delivered; anything from the server closes both sides, undelivered.
+    DropAnswers,
     /// Both sides closed.
     Cut,
 }
@@ -78,7 +83,13 @@ pub struct Link {
 impl Link {
     /// A link to `server` with `up` (client to server) and `down` delays.
     pub async fn start(server: SocketAddr, up: Delay, down: Delay) -> Link {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind netem");
+        Link::start_at(SocketAddr::from(([127, 0, 0, 1], 0)), server, up, down).await
+    }
+
+    /// A link to `server` listening on `listen` (a fixed address: what a cluster node advertises
+    /// when a test breaks the path to it), with `up` (client to server) and `down` delays.
+    pub async fn start_at(listen: SocketAddr, server: SocketAddr, up: Delay, down: Delay) -> Link {
+        let listener = TcpListener::bind(listen).await.expect("bind netem");
         let addr = listener.local_addr().expect("netem address");
         let (settings, watcher) = watch::channel(Settings {
             up,
@@ -122,12 +133,20 @@ impl Link {
         self.settings.send_modify(|s| s.mode = Mode::BlackHole);
     }
 
+    /// Carries what clients send on, and closes both sides of a connection, delivering nothing,
+    /// the moment the server answers anything on it: the server acted on the request and its
+    /// caller never hears the answer.
+    pub fn drop_answers(&self) {
+        self.settings.send_modify(|s| s.mode = Mode::DropAnswers);
+    }
+
     /// Closes every connection of the link, both sides.
     pub fn cut(&self) {
         self.settings.send_modify(|s| s.mode = Mode::Cut);
     }
 
-    /// Back to delivering, after a black hole or a cut (for new connections after a cut).
+    /// Back to delivering, after a stall (what it held leaves at once), a black hole, dropped
+    /// answers or a cut (for new connections after a cut).
     pub fn restore(&self) {
         self.settings.send_modify(|s| s.mode = Mode::Flowing);
     }
@@ -170,7 +189,8 @@ async fn carry(
         match now.mode {
             Mode::BlackHole => continue,
             Mode::Cut => break,
-            Mode::Flowing | Mode::StalledUntil(_) => {}
+            Mode::DropAnswers if !up => break,
+            Mode::Flowing | Mode::StalledUntil(_) | Mode::DropAnswers => {}
         }
         let delay = if up { now.up } else { now.down };
         let departure = (Instant::now() + delay.sample()).max(last_departure);
@@ -196,9 +216,19 @@ async fn deliver(
         loop {
             let mode = settings.borrow().mode;
             match mode {
-                Mode::Flowing => break,
+                Mode::Flowing | Mode::DropAnswers => break,
                 Mode::StalledUntil(until) if until <= Instant::now() => break,
-                Mode::StalledUntil(until) => tokio::time::sleep_until(until).await,
+                Mode::StalledUntil(until) => {
+                    // Until then, or until the link is restored (or cut) earlier.
+                    tokio::select! {
+                        () = tokio::time::sleep_until(until) => {}
+                        changed = settings.changed() => {
+                            if changed.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
                 Mode::BlackHole => {
                     if settings.changed().await.is_err() {
                         return;
