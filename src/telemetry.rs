@@ -85,7 +85,9 @@ pub fn resync(kind: &'static str) {
     counter!("khanate_resyncs_total", "kind" => kind).increment(1);
 }
 
-/// A room task left memory: `khanate_evictions_total{why}`, `idle` or `reload`.
+/// A room task left memory: `khanate_evictions_total{why}`: `idle`, `reload`, `fenced` (this node
+/// self-fenced), `shutdown` (it is leaving the cluster) or `moved` (another node claimed the
+/// finished room it served unclaimed).
 pub fn eviction(why: &'static str) {
     counter!("khanate_evictions_total", "why" => why).increment(1);
 }

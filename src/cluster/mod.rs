@@ -14,6 +14,7 @@
 //! room moves. Every node also claims, once a renewal interval, the rooms nobody alive owns
 //! ([`Node::orphaned_rooms`], run by the registry), so that their clocks and bots go on.
 
+pub mod finished;
 pub mod forward;
 pub mod lease;
 pub mod moves;

@@ -61,6 +61,11 @@ impl RecentChat {
         }
     }
 
+    /// The `seq` of the last message stored (or tried).
+    pub fn last_seq(&self) -> i64 {
+        self.last_seq
+    }
+
     /// The messages a connection of `seat` may read, oldest first.
     pub fn readable(&self, seat: Option<Seat>) -> Vec<ChatMessage> {
         let mut all: Vec<&(i64, ChatMessage)> = self.players.iter().collect();

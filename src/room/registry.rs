@@ -23,6 +23,7 @@ use super::state::{JoinRefusal, RoomState, SeatChoice};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
 use crate::bot::Level;
+use crate::cluster::finished::{Standing, Unclaimed};
 use crate::cluster::{Node, Ownership};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
@@ -129,12 +130,21 @@ pub struct Registry {
     store: Store,
     settings: RoomSettings,
     rooms: Mutex<Rooms>,
-    /// Cluster mode: this node, which claims every room before its task starts here.
+    /// Cluster mode: this node, which claims every room before its task starts here (a finished
+    /// room only before its first write: see [`crate::cluster::finished`]).
     node: Option<Arc<Node>>,
     /// Cluster mode: a lock per room, held from a claim to the start of the claimed room's task,
     /// so that two loads of one room on this node cannot claim it twice (the second claim would
     /// fence the first task's commits), while loads of different rooms run side by side.
     claiming: Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// How a cluster node holds a room it loads.
+enum Hold {
+    /// Claimed: this node is the room's owner.
+    Owned(Ownership),
+    /// A finished room, served without a claim until its first write.
+    Unclaimed(Unclaimed),
 }
 
 /// What the orphan sweep of a node remembers between two calls of [`Registry::adopt_orphans`].
@@ -184,6 +194,19 @@ impl Registry {
         match &self.node {
             Some(node) => node.claim(room_id).await.map(Some),
             None => Ok(None),
+        }
+    }
+
+    /// How this node may serve `room_id` (cluster mode): a finished room no other live node owns
+    /// is served unclaimed (see [`crate::cluster::finished`]), any other is claimed. `Ok(None)`:
+    /// no such room. Errors: [`StoreError::OwnedElsewhere`] when another live node owns it (or
+    /// this node is fenced), or the database failed.
+    async fn hold(&self, node: &Arc<Node>, room_id: Uuid) -> Result<Option<Hold>, StoreError> {
+        match node.look_up(room_id).await? {
+            Standing::Finished(unclaimed) => Ok(Some(Hold::Unclaimed(unclaimed))),
+            Standing::OwnedElsewhere => Err(StoreError::OwnedElsewhere { room_id }),
+            Standing::Missing => Ok(None),
+            Standing::Unfinished => node.claim(room_id).await.map(|o| Some(Hold::Owned(o))),
         }
     }
 
@@ -341,8 +364,10 @@ impl Registry {
     }
 
     /// Finds a room by id (UUID) or invite code, loading it from the store when this process does
-    /// not run it. `Ok(None)`: no such room. Errors: the store is unreachable, or the room's stored
-    /// rows do not replay (`StoreError::Corrupt`).
+    /// not run it; in cluster mode a room is claimed before it is loaded, unless it is finished
+    /// (see [`crate::cluster::finished`]). `Ok(None)`: no such room. Errors: the store is
+    /// unreachable, the room's stored rows do not replay (`StoreError::Corrupt`), or (cluster
+    /// mode) `StoreError::OwnedElsewhere`: another live node serves it.
     pub async fn find(&self, reference: &str) -> Result<Option<RoomHandle>, StoreError> {
         let code;
         let reference = match Uuid::try_parse(reference.trim()) {
@@ -358,24 +383,30 @@ impl Registry {
         if let Some(handle) = self.cached(reference) {
             return Ok(Some(handle));
         }
-        let (ownership, _claiming) = match (&self.node, reference) {
+        let (hold, _claiming) = match (&self.node, reference) {
             (None, _) => (None, None),
-            (Some(_), RoomRef::Id(id)) => {
+            (Some(node), RoomRef::Id(id)) => {
                 let claiming = self.claiming(id).await;
                 if let Some(handle) = self.cached(reference) {
                     return Ok(Some(handle));
                 }
-                (Some(self.claim(id).await?), Some(claiming))
+                match self.hold(node, id).await? {
+                    Some(hold) => (Some(hold), Some(claiming)),
+                    None => return Ok(None),
+                }
             }
             // The code's room id, read before the claim; its rows are read again after it.
-            (Some(_), RoomRef::InviteCode(_)) => match self.store.load_room(reference).await? {
+            (Some(node), RoomRef::InviteCode(_)) => match self.store.load_room(reference).await? {
                 Some(stored) => {
                     let id = stored.room.id;
                     let claiming = self.claiming(id).await;
                     if let Some(handle) = self.cached(RoomRef::Id(id)) {
                         return Ok(Some(handle));
                     }
-                    (Some(self.claim(id).await?), Some(claiming))
+                    match self.hold(node, id).await? {
+                        Some(hold) => (Some(hold), Some(claiming)),
+                        None => return Ok(None),
+                    }
                 }
                 None => return Ok(None),
             },
@@ -388,8 +419,10 @@ impl Registry {
         let mut task = restore(stored, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
             .with_chat(chat, answered);
-        if let Some(ownership) = ownership.flatten() {
-            task = task.with_ownership(ownership);
+        match hold {
+            Some(Hold::Owned(ownership)) => task = task.with_ownership(ownership),
+            Some(Hold::Unclaimed(unclaimed)) => task = task.unclaimed(unclaimed),
+            None => {}
         }
         Ok(Some(self.start_unless_running(task)))
     }

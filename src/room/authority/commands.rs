@@ -147,6 +147,12 @@ impl Authority {
             text,
             at: self.settings.clock.now_utc(),
         };
+        if !self.claimed_to_write().await {
+            telemetry::command("chat", Some(Code::Unavailable.as_str()));
+            let message = "the room is reloading; send the message again".to_owned();
+            self.reject(conn, &cid, Code::Unavailable, message);
+            return;
+        }
         let v = self.state.version;
         let answer = seat.map(|_| ChatAnswer {
             cid: cid.clone(),
@@ -331,6 +337,9 @@ impl Authority {
         new_seat: Option<NewSeat>,
         received: Option<tokio::time::Instant>,
     ) -> Result<i64, NotStored> {
+        if !self.claimed_to_write().await {
+            return Err(NotStored);
+        }
         let (version_before, status_before) = (self.state.version, self.state.status);
         let now = self.settings.clock.now_utc();
         let mut commit = match stage(&mut self.state, events, author, new_seat, now) {

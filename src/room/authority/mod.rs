@@ -42,6 +42,7 @@ use super::{
 };
 use crate::bot::Level;
 use crate::clock::{Clock, millis};
+use crate::cluster::finished::Unclaimed;
 use crate::cluster::{Lost, Ownership};
 use crate::protocol::{Code, close};
 use crate::rules::Seat;
@@ -75,8 +76,11 @@ pub(super) struct Authority {
     /// This task's own handle, set by [`Authority::spawn`]: the bots it starts talk to it.
     handle: Option<RoomHandle>,
     /// Cluster mode: this node's claim on the room. Every commit carries its epoch, and the task
-    /// stops when the node self-fences. `None` on a single node.
+    /// stops when the node self-fences. `None` on a single node, and while `unclaimed`.
     ownership: Option<Ownership>,
+    /// Cluster mode: a finished room served without a claim; claimed before its first write
+    /// (then `ownership`), and stopped when another node claims it.
+    unclaimed: Option<Unclaimed>,
 }
 
 /// What woke the room task.
@@ -85,12 +89,22 @@ enum Wake {
     Waited,
     Flag,
     Lost(Lost),
+    /// Another node claimed the finished room this task served unclaimed.
+    Moved,
 }
 
 /// Returns once this node must stop serving the room, and why; never on a single node.
 async fn lost(ownership: &mut Option<Ownership>) -> Lost {
     match ownership {
         Some(ownership) => ownership.lost().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Returns once another node claimed the finished room served unclaimed; never otherwise.
+async fn moved(unclaimed: &mut Option<Unclaimed>) {
+    match unclaimed {
+        Some(unclaimed) => unclaimed.moved().await,
         None => std::future::pending().await,
     }
 }
@@ -130,6 +144,7 @@ impl Authority {
             presence: Presence::new(state.seats.len(), clock_mark),
             handle: None,
             ownership: None,
+            unclaimed: None,
             state,
             fanout: Fanout::new(log),
             answers,
@@ -155,6 +170,38 @@ impl Authority {
     pub fn with_ownership(mut self, ownership: Ownership) -> Self {
         self.ownership = Some(ownership);
         self
+    }
+
+    /// The same task serving a finished room unclaimed (cluster mode; see
+    /// [`crate::cluster::finished`]).
+    pub fn unclaimed(mut self, unclaimed: Unclaimed) -> Self {
+        self.unclaimed = Some(unclaimed);
+        self
+    }
+
+    /// Before a write: claims the finished room this task serves unclaimed, if it does (its copy
+    /// must still be the stored room). `false` when it could not: the task is then stale, and
+    /// stops once the current request is answered; its clients reconnect to whoever serves the
+    /// room.
+    async fn claimed_to_write(&mut self) -> bool {
+        let Some(unclaimed) = self.unclaimed.take() else {
+            return true;
+        };
+        match unclaimed
+            .claim(self.state.version, self.chat.last_seq())
+            .await
+        {
+            Ok(ownership) => {
+                self.ownership = Some(ownership);
+                telemetry::room_owned(1.0);
+                true
+            }
+            Err(e) => {
+                info!(error = %e, "a finished room could not be claimed for a write: it reloads");
+                self.stale = true;
+                false
+            }
+        }
     }
 
     /// The room this task would run.
@@ -206,8 +253,9 @@ impl Authority {
         debug!(version = self.state.version, "room task started");
         let game = self.state.kind().as_str();
         telemetry::room(game, self.state.status.as_str(), 1.0);
-        let owned = if self.ownership.is_some() { 1.0 } else { 0.0 };
-        telemetry::room_owned(owned);
+        if self.ownership.is_some() {
+            telemetry::room_owned(1.0);
+        }
         let clock = self.settings.clock.clone();
         let mut fenced = false;
         loop {
@@ -234,6 +282,7 @@ impl Authority {
                 // First: a room of a node that fenced serves nothing more, however much waits.
                 biased;
                 why = lost(&mut self.ownership) => Wake::Lost(why),
+                () = moved(&mut self.unclaimed) => Wake::Moved,
                 () = sleep_until(&clock, deadline) => Wake::Flag,
                 () = sleep_until(&clock, wait) => Wake::Waited,
                 request = inbox.recv() => Wake::Request(request),
@@ -242,6 +291,7 @@ impl Authority {
             // the lease's own deadline decides, whatever woke the room.
             let wake = match wake {
                 Wake::Lost(why) => Wake::Lost(why),
+                Wake::Moved => Wake::Moved,
                 _ if self.ownership.as_ref().is_some_and(Ownership::expired) => {
                     if let Wake::Request(Some(request)) = wake {
                         self.refuse(request);
@@ -280,6 +330,12 @@ impl Authority {
                     telemetry::eviction("fenced");
                     break;
                 }
+                Wake::Moved => {
+                    debug!("another node claimed the finished room: its clients reconnect there");
+                    fenced = true;
+                    telemetry::eviction("moved");
+                    break;
+                }
                 Wake::Lost(Lost::Left) => {
                     debug!("this node is leaving the cluster: the room stops here");
                     telemetry::eviction("shutdown");
@@ -294,7 +350,9 @@ impl Authority {
             }
         }
         telemetry::room(game, self.state.status.as_str(), -1.0);
-        telemetry::room_owned(-owned);
+        if self.ownership.is_some() {
+            telemetry::room_owned(-1.0);
+        }
         self.stop(inbox, fenced);
     }
 

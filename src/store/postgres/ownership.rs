@@ -34,11 +34,14 @@ pub struct Owner {
     pub epoch: i64,
 }
 
-/// See [`PgStore::claim_room`]; on `conn`, so that a creation can claim in its transaction.
+/// See [`PgStore::claim_room`]; on `conn`, so that a creation can claim in its transaction. With
+/// `expected`, only while the room's owner epoch is still that one (see
+/// [`PgStore::claim_unchanged`]).
 async fn claim(
     conn: &mut PgConnection,
     node: Uuid,
     room_id: Uuid,
+    expected: Option<i64>,
 ) -> Result<Option<Claim>, StoreError> {
     let claimed: Option<(i64, Option<Uuid>)> = sqlx::query_as(
         // `previous` is read from the statement's snapshot, before the update: only the
@@ -47,6 +50,7 @@ async fn claim(
            UPDATE rooms SET owner_node = $1, owner_epoch = rooms.owner_epoch + 1 \
            FROM (SELECT owner_node AS previous FROM rooms WHERE id = $2) AS before \
            WHERE rooms.id = $2 \
+             AND ($4::bigint IS NULL OR rooms.owner_epoch = $4) \
              AND EXISTS (SELECT 1 FROM nodes WHERE id = $1 AND lease_expires_at > now()) \
              AND (rooms.owner_node IS NULL OR rooms.owner_node = $1 OR NOT EXISTS ( \
                   SELECT 1 FROM nodes \
@@ -59,12 +63,25 @@ async fn claim(
     .bind(node)
     .bind(room_id)
     .bind(OWNER_CHANNEL)
+    .bind(expected)
     .fetch_optional(&mut *conn)
     .await?;
     Ok(claimed.map(|(epoch, before)| Claim {
         epoch,
         took_over: before.is_some_and(|owner| owner != node),
     }))
+}
+
+/// What a look-up of a room in cluster mode needs before it claims anything (see
+/// [`PgStore::room_standing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The game is over.
+    pub finished: bool,
+    /// The room's owner epoch.
+    pub epoch: i64,
+    /// Another node with a live lease owns the room.
+    pub owned_elsewhere: bool,
 }
 
 /// A lease length as PostgreSQL `interval` text (milliseconds).
@@ -151,7 +168,57 @@ impl PgStore {
     /// that every node relaying clients to the room's old owner learns at once that it moved.
     pub async fn claim_room(&self, node: Uuid, room_id: Uuid) -> Result<Option<Claim>, StoreError> {
         let mut conn = self.pool.acquire().await?;
-        claim(&mut conn, node, room_id).await
+        claim(&mut conn, node, room_id, None).await
+    }
+
+    /// [`PgStore::claim_room`], only while the room's owner epoch is still `epoch` (nobody claimed
+    /// it since it was read), and then the room's stored version and last chat `seq`, read after
+    /// the claim (no other node can write them any more): what a node serving a finished room
+    /// without a claim checks its copy against before its first write. `Ok(None)`: the room was
+    /// claimed since, or another node with a live lease owns it, or this node's lease is not
+    /// alive.
+    pub async fn claim_unchanged(
+        &self,
+        node: Uuid,
+        room_id: Uuid,
+        epoch: i64,
+    ) -> Result<Option<(Claim, i64, i64)>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        let Some(claimed) = claim(&mut conn, node, room_id, Some(epoch)).await? else {
+            return Ok(None);
+        };
+        let (version, seq): (i64, Option<i64>) = sqlx::query_as(
+            "SELECT version, (SELECT max(seq) FROM chat_messages WHERE room_id = $1) \
+             FROM rooms WHERE id = $1",
+        )
+        .bind(room_id)
+        .fetch_one(&mut *conn)
+        .await?;
+        Ok(Some((claimed, version, seq.unwrap_or(0))))
+    }
+
+    /// Whether `room_id` is finished, its owner epoch, and whether another node than `node` with
+    /// a live lease owns it, read in one statement. `Ok(None)`: no such room.
+    pub async fn room_standing(
+        &self,
+        node: Uuid,
+        room_id: Uuid,
+    ) -> Result<Option<Standing>, StoreError> {
+        let standing: Option<(bool, i64, bool)> = sqlx::query_as(
+            "SELECT r.status = 'finished', r.owner_epoch, EXISTS ( \
+               SELECT 1 FROM nodes n WHERE n.id = r.owner_node AND n.id <> $2 \
+                 AND n.lease_expires_at > now()) \
+             FROM rooms r WHERE r.id = $1",
+        )
+        .bind(room_id)
+        .bind(node)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(standing.map(|(finished, epoch, owned_elsewhere)| Standing {
+            finished,
+            epoch,
+            owned_elsewhere,
+        }))
     }
 
     /// Creates a room as [`Store::create_room`](crate::store::Store::create_room) does, owned
@@ -173,7 +240,7 @@ impl PgStore {
         let mut tx = self.pool.begin().await?;
         queries::insert_room::<Pg>(&mut tx, room, commit.expected_version).await?;
         queries::apply::<Pg>(&mut tx, commit).await?;
-        let claimed = claim(&mut tx, node, room.id).await?;
+        let claimed = claim(&mut tx, node, room.id, None).await?;
         if claimed.is_some() {
             tx.commit().await?;
         }
