@@ -47,7 +47,7 @@ const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/deploy/nginx.co
 const CLIENT_IP: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 4);
 /// The shipped configuration's placeholder host name, sent as `Host` by the clients.
 const HOST: &str = "games.example.org";
-/// The `proxy_read_timeout` the tests give nginx instead of the shipped 60 s.
+/// The `proxy_read_timeout` the tests give nginx instead of the shipped 8 s.
 const READ_TIMEOUT_S: u64 = 3;
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +58,7 @@ const READ_TIMEOUT_S: u64 = 3;
 /// - plain HTTP on `addr` and `redirect_addr` ([`support::nginx::plain_http`]);
 /// - `proxy_pass http://127.0.0.1:8080;` → `proxy_pass http://<upstream>;` followed by
 ///   `proxy_bind 127.0.0.3;` (nginx connects to Khanate from the proxy's own address);
-/// - `proxy_read_timeout 60s;` → `proxy_read_timeout 3s;` (to see it pass within a test).
+/// - `proxy_read_timeout 8s;` → `proxy_read_timeout 3s;` (to see it pass within a test).
 ///
 /// Every other line is kept as shipped (see [`support::nginx::derive`]).
 fn derive_config(
@@ -77,7 +77,7 @@ fn derive_config(
             ],
         ),
         Change::once(
-            "proxy_read_timeout 60s;",
+            "proxy_read_timeout 8s;",
             &[format!("proxy_read_timeout {READ_TIMEOUT_S}s;")],
         ),
     ]);
@@ -368,6 +368,46 @@ async fn a_whole_game_is_played_through_nginx() {
     black.close().await;
     spectator.close().await;
     setup.stop().await;
+}
+
+/// The seconds of `directive` (`proxy_read_timeout`, ...) in the shipped file at `path`.
+fn shipped_seconds(path: &str, directive: &str) -> u64 {
+    let text = std::fs::read_to_string(path).expect("the shipped file");
+    let values: Vec<u64> = text
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix(directive))
+        .map(|value| {
+            let value = value.trim().trim_end_matches(';');
+            value
+                .strip_suffix('s')
+                .unwrap_or(value)
+                .parse()
+                .expect("seconds")
+        })
+        .collect();
+    assert_eq!(values.len(), 1, "{path}: one {directive}");
+    values[0]
+}
+
+/// Issue 24: the single-node file kept nginx's 60 s read and send timeouts, so a frozen server
+/// held every request and WebSocket for a minute. Both shipped files now give 8 s, which the
+/// server's heartbeat (a probe on every WebSocket every 2 s by default) keeps an idle socket
+/// well within: test (b) shows the probes keeping a socket open past a 3 s timeout.
+#[test]
+fn both_shipped_files_time_out_a_silent_upstream_after_8_s_which_the_heartbeat_never_reaches() {
+    let cluster = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/deploy/nginx-cluster.conf"
+    );
+    for directive in ["proxy_read_timeout", "proxy_send_timeout"] {
+        let single = shipped_seconds(SHIPPED, directive);
+        assert_eq!(single, 8, "{directive}");
+        assert_eq!(single, shipped_seconds(cluster, directive), "{directive}");
+        assert!(
+            single * 1000 >= 3 * khanate::config::DEFAULT_HEARTBEAT_MS,
+            "{directive}: at least three heartbeat probes within the timeout"
+        );
+    }
 }
 
 /// (b) A WebSocket on which nobody plays for longer than nginx's `proxy_read_timeout` stays open
