@@ -1,7 +1,9 @@
 //! A protocol client that survives its node: it records every versioned event it is sent and,
-//! when its socket closes (a node killed, terminated or fenced, a relay closed), reconnects with
-//! `last_v` through the next of its entrances, as the web client does. For the cluster tests,
-//! which compare what each client saw with the stored log.
+//! when its socket closes (a node killed, terminated or fenced, a relay closed) or falls silent
+//! (a node frozen: it pings every second and gives up 3 s after the last frame it heard, as
+//! docs/protocol.md "Heartbeat" says a client does), reconnects with `last_v` through the next
+//! of its entrances, as the web client does. For the cluster tests, which compare what each
+//! client saw with the stored log.
 
 #![allow(dead_code)]
 
@@ -15,8 +17,15 @@ use super::ws::{Client, End};
 
 /// How long a (re)connection may take: through the lease's expiry and a takeover.
 const RECONNECT_DEADLINE: Duration = Duration::from_secs(20);
-/// How long one WebSocket handshake may take (a paused node accepts TCP but never answers).
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long one WebSocket handshake, and the hello's welcome, may take: past nginx's read timeout
+/// (8 s as shipped), after which nginx sends an upgrade it had sent to a frozen node (whose kernel
+/// accepts TCP but which never answers) on to the next one.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a client pings (docs/protocol.md "Heartbeat": about every second).
+const PING_EVERY: Duration = Duration::from_secs(1);
+/// How long after the last frame heard a client gives its connection up and reconnects
+/// (docs/protocol.md "Heartbeat": about 3 s).
+pub const SILENCE: Duration = Duration::from_secs(3);
 /// Pause between two connection attempts.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
 
@@ -62,11 +71,13 @@ impl Seen {
     }
 }
 
-/// A reconnection: when the socket ended, with which close code, and where the client got back in.
+/// A reconnection: when the socket ended, with which close code (none when it just ended, or fell
+/// silent), whether it fell silent, and where the client got back in.
 #[derive(Clone, Debug)]
 pub struct Reconnect {
     pub at: Instant,
     pub code: Option<u16>,
+    pub silent: bool,
     pub through: Entrance,
 }
 
@@ -89,6 +100,9 @@ pub struct Follower {
     pub resyncs: usize,
     /// Answers (`ack`, `reject`) by cid, the first one kept.
     answers: HashMap<String, Value>,
+    /// When the current connection last sent a frame, and when this client last pinged on it.
+    heard: Instant,
+    pinged: Instant,
 }
 
 impl Follower {
@@ -109,6 +123,8 @@ impl Follower {
             reconnects: Vec::new(),
             resyncs: 0,
             answers: HashMap::new(),
+            heard: Instant::now(),
+            pinged: Instant::now(),
         };
         let snapshot = snapshot.expect("a first hello gets a snapshot");
         follower.start_v = snapshot["v"].as_i64().expect("a versioned snapshot");
@@ -121,16 +137,34 @@ impl Follower {
         self.entrances[self.at]
     }
 
-    /// Reads one frame and records it; on a close, reconnects with `last_v` and returns `None`.
+    /// Reads one frame and records it; on a close, or after [`SILENCE`] without a frame (it pings
+    /// every [`PING_EVERY`] meanwhile), reconnects with `last_v` and returns `None`.
     async fn read(&mut self) -> Option<Value> {
-        match self.client.next().await {
-            Ok(frame) => {
-                self.record(&frame);
-                Some(frame)
+        loop {
+            if self.heard.elapsed() >= SILENCE {
+                self.reconnect(None, true).await;
+                return None;
             }
-            Err(End::Closed(code)) => {
-                self.reconnect(code).await;
-                None
+            if self.pinged.elapsed() >= PING_EVERY {
+                // Into a frozen path too: the kernel takes it, and the silence tells.
+                self.client.try_send(&json!({"t": "ping"})).await;
+                self.pinged = Instant::now();
+            }
+            let wait = PING_EVERY
+                .saturating_sub(self.pinged.elapsed())
+                .min(SILENCE.saturating_sub(self.heard.elapsed()))
+                .max(Duration::from_millis(10));
+            match self.client.next_within(wait).await {
+                Some(Ok(frame)) => {
+                    self.heard = Instant::now();
+                    self.record(&frame);
+                    return Some(frame);
+                }
+                Some(Err(End::Closed(code))) => {
+                    self.reconnect(code, false).await;
+                    return None;
+                }
+                None => {}
             }
         }
     }
@@ -158,7 +192,7 @@ impl Follower {
         }
     }
 
-    async fn reconnect(&mut self, code: Option<u16>) {
+    async fn reconnect(&mut self, code: Option<u16>, silent: bool) {
         let at = Instant::now();
         let next = (self.at + 1) % self.entrances.len();
         let (client, entrance, snapshot) = connect(
@@ -171,12 +205,15 @@ impl Follower {
         .await;
         self.client = client;
         self.at = entrance;
+        self.heard = Instant::now();
+        self.pinged = Instant::now();
         if let Some(snapshot) = snapshot {
             self.record(&snapshot);
         }
         self.reconnects.push(Reconnect {
             at,
             code,
+            silent,
             through: self.entrances[entrance],
         });
     }
@@ -278,22 +315,27 @@ async fn hello(
         d["last_v"] = json!(last_v);
     }
     client.send(&json!({"t": "hello", "d": d})).await;
-    let welcome = match client.next().await {
-        Ok(frame) if frame["t"] == "welcome" => frame,
-        Ok(frame) => panic!("{url}: a hello answered {frame}"),
-        Err(End::Closed(Some(code @ (1012 | 1013)))) => {
+    // A hello through a node that froze meanwhile is never answered: given up like a handshake.
+    let welcome = match client.next_within(HANDSHAKE_TIMEOUT).await {
+        None => return Err(format!("{url}: no welcome within {HANDSHAKE_TIMEOUT:?}")),
+        Some(Ok(frame)) if frame["t"] == "welcome" => frame,
+        Some(Ok(frame)) => panic!("{url}: a hello answered {frame}"),
+        Some(Err(End::Closed(Some(code @ (1012 | 1013))))) => {
             return Err(format!("{url}: closed {code} (try again)"));
         }
-        Err(End::Closed(None)) => return Err(format!("{url}: ended before the welcome")),
-        Err(End::Closed(code)) => panic!("{url}: a hello for {room} was closed with {code:?}"),
+        Some(Err(End::Closed(None))) => return Err(format!("{url}: ended before the welcome")),
+        Some(Err(End::Closed(code))) => {
+            panic!("{url}: a hello for {room} was closed with {code:?}")
+        }
     };
     assert!(welcome["d"]["room_id"].is_string(), "{welcome}");
     if last_v.is_some() {
         return Ok((client, None));
     }
-    match client.next().await {
-        Ok(frame) if frame["t"] == "snapshot" => Ok((client, Some(frame))),
-        Ok(frame) => panic!("{url}: after the welcome came {frame}"),
-        Err(End::Closed(code)) => Err(format!("{url}: closed {code:?} after the welcome")),
+    match client.next_within(HANDSHAKE_TIMEOUT).await {
+        None => Err(format!("{url}: no snapshot within {HANDSHAKE_TIMEOUT:?}")),
+        Some(Ok(frame)) if frame["t"] == "snapshot" => Ok((client, Some(frame))),
+        Some(Ok(frame)) => panic!("{url}: after the welcome came {frame}"),
+        Some(Err(End::Closed(code))) => Err(format!("{url}: closed {code:?} after the welcome")),
     }
 }
