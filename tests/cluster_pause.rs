@@ -108,13 +108,14 @@ async fn the_busiest_owner_frozen_15_s_under_load_stops_no_room_and_serves_nothi
         );
         let mut mine: Vec<_> = spectators.drain(..3).collect();
         table.check(&cluster.db.url, &mut mine).await;
-        for follower in table.players.iter().chain(&mine) {
+        for (i, follower) in table.players.iter().chain(&mine).enumerate() {
             for reconnect in &follower.reconnects {
                 println!(
-                    "  room {r}: reconnected {:?} after the stop ({}, code {:?}) through {:?}",
+                    "  room {r} client {i}: reconnected {:?} after the stop ({}, code {:?}) from {:?} through {:?}",
                     reconnect.at.saturating_duration_since(stopped),
                     if reconnect.silent { "silent" } else { "closed" },
                     reconnect.code,
+                    reconnect.from,
                     reconnect.through
                 );
             }

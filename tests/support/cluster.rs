@@ -162,7 +162,12 @@ pub struct Cluster {
 impl Cluster {
     /// Starts `n` nodes (at most 3: the shipped upstream lists three) with `lease`, then nginx.
     pub async fn start(n: usize, lease: Lease) -> Cluster {
-        let db = super::db::fresh_postgres().await;
+        Cluster::start_on(&super::db::postgres_server_url(), n, lease).await
+    }
+
+    /// [`Cluster::start`] on a fresh database of the PostgreSQL server at `server`.
+    pub async fn start_on(server: &str, n: usize, lease: Lease) -> Cluster {
+        let db = super::db::fresh_postgres_on(server).await;
         // Applies the migrations once, before the nodes race to.
         khanate::store::Store::connect(&db.url)
             .await

@@ -40,6 +40,8 @@ pub struct PgDatabase {
     /// The database's URL: the `DATABASE_URL` server with the database name replaced.
     pub url: String,
     name: String,
+    /// The server's URL, to drop the database from.
+    server: String,
 }
 
 /// Creates a new empty database `khanate_test_<uuid simple>` on the `DATABASE_URL` server.
@@ -48,7 +50,12 @@ pub struct PgDatabase {
 /// Panics when `DATABASE_URL` is unusable (see [`postgres_server_url`]) or the database cannot be
 /// created.
 pub async fn fresh_postgres() -> PgDatabase {
-    let server = postgres_server_url();
+    fresh_postgres_on(&postgres_server_url()).await
+}
+
+/// [`fresh_postgres`] on the server at `server` (a `postgres://` URL).
+pub async fn fresh_postgres_on(server: &str) -> PgDatabase {
+    let server = server.to_owned();
     let name = format!("khanate_test_{}", Uuid::new_v4().simple());
     let mut conn = PgConnection::connect(&server).await.unwrap_or_else(|e| {
         panic!(
@@ -64,6 +71,7 @@ pub async fn fresh_postgres() -> PgDatabase {
     PgDatabase {
         url: with_database(&server, &name),
         name,
+        server,
     }
 }
 
@@ -71,14 +79,14 @@ impl Drop for PgDatabase {
     fn drop(&mut self) {
         // Drop runs inside the test's runtime, which cannot be blocked on: use a runtime of its own
         // on a thread of its own. Best effort: a left-over database is harmless.
-        let name = self.name.clone();
+        let (name, server) = (self.name.clone(), self.server.clone());
         let dropped = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .ok()?;
             runtime.block_on(async {
-                let mut conn = PgConnection::connect(&postgres_server_url()).await.ok()?;
+                let mut conn = PgConnection::connect(&server).await.ok()?;
                 let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
                 sqlx::query(AssertSqlSafe(sql))
                     .execute(&mut conn)

@@ -78,6 +78,8 @@ pub struct Reconnect {
     pub at: Instant,
     pub code: Option<u16>,
     pub silent: bool,
+    /// Where the connection that ended came in, and where the next one did.
+    pub from: Entrance,
     pub through: Entrance,
 }
 
@@ -100,9 +102,11 @@ pub struct Follower {
     pub resyncs: usize,
     /// Answers (`ack`, `reject`) by cid, the first one kept.
     answers: HashMap<String, Value>,
-    /// When the current connection last sent a frame, and when this client last pinged on it.
-    heard: Instant,
+    /// When this client last pinged on the current connection, and since when a ping of its
+    /// has been unanswered (no frame since it was sent). Pings go out only while the client
+    /// reads, so a client the test leaves unread for a while is not "silent".
     pinged: Instant,
+    unanswered: Option<Instant>,
 }
 
 impl Follower {
@@ -123,8 +127,8 @@ impl Follower {
             reconnects: Vec::new(),
             resyncs: 0,
             answers: HashMap::new(),
-            heard: Instant::now(),
             pinged: Instant::now(),
+            unanswered: None,
         };
         let snapshot = snapshot.expect("a first hello gets a snapshot");
         follower.start_v = snapshot["v"].as_i64().expect("a versioned snapshot");
@@ -137,11 +141,15 @@ impl Follower {
         self.entrances[self.at]
     }
 
-    /// Reads one frame and records it; on a close, or after [`SILENCE`] without a frame (it pings
-    /// every [`PING_EVERY`] meanwhile), reconnects with `last_v` and returns `None`.
+    /// Reads one frame and records it; on a close, or after [`SILENCE`] without a frame since a
+    /// ping (it pings every [`PING_EVERY`] while it reads), reconnects with `last_v` and returns
+    /// `None`.
     async fn read(&mut self) -> Option<Value> {
         loop {
-            if self.heard.elapsed() >= SILENCE {
+            if self
+                .unanswered
+                .is_some_and(|since| since.elapsed() >= SILENCE)
+            {
                 self.reconnect(None, true).await;
                 return None;
             }
@@ -149,14 +157,18 @@ impl Follower {
                 // Into a frozen path too: the kernel takes it, and the silence tells.
                 self.client.try_send(&json!({"t": "ping"})).await;
                 self.pinged = Instant::now();
+                self.unanswered.get_or_insert(self.pinged);
             }
+            let silence_left = self
+                .unanswered
+                .map_or(SILENCE, |since| SILENCE.saturating_sub(since.elapsed()));
             let wait = PING_EVERY
                 .saturating_sub(self.pinged.elapsed())
-                .min(SILENCE.saturating_sub(self.heard.elapsed()))
+                .min(silence_left)
                 .max(Duration::from_millis(10));
             match self.client.next_within(wait).await {
                 Some(Ok(frame)) => {
-                    self.heard = Instant::now();
+                    self.unanswered = None;
                     self.record(&frame);
                     return Some(frame);
                 }
@@ -194,6 +206,7 @@ impl Follower {
 
     async fn reconnect(&mut self, code: Option<u16>, silent: bool) {
         let at = Instant::now();
+        let from = self.entrance();
         let next = (self.at + 1) % self.entrances.len();
         let (client, entrance, snapshot) = connect(
             &self.room,
@@ -205,8 +218,8 @@ impl Follower {
         .await;
         self.client = client;
         self.at = entrance;
-        self.heard = Instant::now();
         self.pinged = Instant::now();
+        self.unanswered = None;
         if let Some(snapshot) = snapshot {
             self.record(&snapshot);
         }
@@ -214,6 +227,7 @@ impl Follower {
             at,
             code,
             silent,
+            from,
             through: self.entrances[entrance],
         });
     }
@@ -225,9 +239,10 @@ impl Follower {
         }
     }
 
-    /// Sends `command` (with its `cid`) and returns its first answer (`ack` or `reject`). When the
-    /// connection ends first it reconnects and sends the very same frame again, as a client that
-    /// does not know whether its command was committed must.
+    /// Sends `command` (with its `cid`) and returns its first answer (`ack` or `reject`) other than
+    /// `unavailable`. When the connection ends first, or the answer is `unavailable`, it sends the
+    /// very same frame again (reconnecting first if need be), as a client that does not know
+    /// whether its command was committed must.
     pub async fn request(&mut self, command: &Value) -> Value {
         let cid = command["cid"]
             .as_str()
@@ -237,7 +252,13 @@ impl Follower {
         self.client.try_send(command).await;
         loop {
             if let Some(answer) = self.answers.remove(&cid) {
-                return answer;
+                if answer["d"]["code"] != "unavailable" {
+                    return answer;
+                }
+                // docs/protocol.md: not stored (or not known to be): retry the same cid.
+                tokio::time::sleep(RETRY_PAUSE).await;
+                self.client.try_send(command).await;
+                continue;
             }
             if self.read().await.is_none() {
                 self.client.try_send(command).await;

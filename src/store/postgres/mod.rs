@@ -33,8 +33,12 @@ use super::{Commit, RoomRef, RoomRow, StoreError, StoredRoom, queries};
 
 /// Connections the pool opens at most.
 const MAX_CONNECTIONS: u32 = 10;
-/// How long a query waits for a free connection before failing.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a query waits for a free connection before failing. It also paces reconnection:
+/// while the database refuses connections (a restart), sqlx retries with a backoff that doubles
+/// up to a fifth of this, so at 10 s a query waiting through a 2.4 s restart ran up to 2 s after
+/// the database was back (issue 24: a room acknowledged its next move seconds after the others).
+/// At 2.5 s a waiting query runs within half a second of it.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(2500);
 
 /// A PostgreSQL-backed store. Cheap to clone (the pool and the commit queue are shared).
 #[derive(Clone, Debug)]
