@@ -113,6 +113,8 @@ pub fn bot_search(level: u8, waited: Duration, searched: Duration) {
 /// `increase(khanate_self_fences_total[5m])`, say) before its first event.
 pub fn cluster_joined() {
     gauge!("khanate_rooms_owned").increment(0.0);
+    gauge!("khanate_relayed_sockets").increment(0.0);
+    gauge!("khanate_peer_sockets").increment(0.0);
     for name in [
         "khanate_takeovers_total",
         "khanate_fencing_refusals_total",
@@ -120,6 +122,7 @@ pub fn cluster_joined() {
         "khanate_relayed_connections_total",
         "khanate_listener_gaps_total",
         "khanate_moves_repaired_total",
+        "khanate_handoffs_total",
     ] {
         counter!(name).increment(0);
     }
@@ -183,4 +186,35 @@ pub fn listener_gap() {
 /// A relay found, by reading the rooms table rather than a notification, that its room moved.
 pub fn move_repaired() {
     counter!("khanate_moves_repaired_total").increment(1);
+}
+
+/// A client socket this node relays to the room's owner on another node, counted in
+/// `khanate_relayed_sockets` (gauge) while it lives. The relayed share of a cluster's client
+/// sockets is the sum of this over the nodes, over the sum of `khanate_connections_open` less
+/// `khanate_peer_sockets`.
+pub struct Relaying(());
+
+impl Relaying {
+    /// Counts one more relayed socket, until dropped.
+    pub fn start() -> Relaying {
+        gauge!("khanate_relayed_sockets").increment(1.0);
+        Relaying(())
+    }
+}
+
+impl Drop for Relaying {
+    fn drop(&mut self) {
+        gauge!("khanate_relayed_sockets").decrement(1.0);
+    }
+}
+
+/// Another node's relayed socket opened (`+1`) or closed (`-1`) here:
+/// `khanate_peer_sockets` (also counted in `khanate_connections_open`).
+pub fn peer_socket(delta: f64) {
+    gauge!("khanate_peer_sockets").increment(delta);
+}
+
+/// A room handed off to the node its clients come through: `khanate_handoffs_total`.
+pub fn handoff() {
+    counter!("khanate_handoffs_total").increment(1);
 }

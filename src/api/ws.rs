@@ -62,6 +62,11 @@ pub async fn upgrade(
     };
     // Another node relaying its client checked that client's Origin itself.
     let relayed = state.from_peer(&headers);
+    // The node relaying it, named only by a peer (its secret checked).
+    let via = state
+        .node
+        .as_ref()
+        .and_then(|node| node.relaying_node(&headers));
     if !relayed && !proxy::origin_allowed(&state.config, peer.ip(), &headers) {
         let message = "WebSockets from this origin are not allowed (--allowed-origins)";
         return ApiError::new(StatusCode::FORBIDDEN, "forbidden_origin", message).into_response();
@@ -88,7 +93,10 @@ pub async fn upgrade(
             async move {
                 let _slot = slot;
                 telemetry::connection(1.0);
-                connection(state, socket, client, relayed, session).await;
+                let peer = if relayed { 1.0 } else { 0.0 };
+                telemetry::peer_socket(peer);
+                connection(state, socket, (client, relayed, via), session).await;
+                telemetry::peer_socket(-peer);
                 telemetry::connection(-1.0);
             }
             .instrument(span)
@@ -158,12 +166,12 @@ async fn read_hello(socket: &mut WebSocket) -> Result<Hello, (Code, u16, String)
 /// One WebSocket, from its hello to its close. The futures of the hello phase (reading it,
 /// loading the room from the database, joining it) are boxed: kept inline they would make every
 /// connection's task as large as the largest of them for its whole life (about 12 KiB each).
-/// `relayed`: another node of the cluster relays this client (it is never relayed again).
+/// `relayed`: another node of the cluster relays this client (it is never relayed again);
+/// `via`: that node's id, when it named itself.
 async fn connection(
     state: AppState,
     mut socket: WebSocket,
-    client: IpAddr,
-    relayed: bool,
+    (client, relayed, via): (IpAddr, bool, Option<Uuid>),
     session: Option<String>,
 ) {
     let _open = state.connection_open.clone();
@@ -257,7 +265,7 @@ async fn connection(
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_CAPACITY);
     let own = out_tx.downgrade();
     let connected =
-        match Box::pin(room.connect_named(hello.token, user, hello.last_v, hello.name, out_tx))
+        match Box::pin(room.connect_via(hello.token, user, hello.last_v, hello.name, out_tx, via))
             .await
         {
             Ok(connected) => connected,

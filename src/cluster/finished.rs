@@ -107,11 +107,6 @@ impl Unclaimed {
         if (stored_version, stored_seq) != (version, chat_seq) {
             return Err(Stale::Behind);
         }
-        Ok(Ownership {
-            epoch: claim.epoch,
-            generation: lease.generation,
-            lease: self.node.lease.clone(),
-            fence: self.node.fence.clone(),
-        })
+        Ok(self.node.ownership(claim.epoch, lease.generation))
     }
 }

@@ -32,7 +32,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::config::ClusterMode;
-use crate::store::postgres::{Owner, PgStore};
+use crate::store::postgres::{HandOff, Owner, PgStore};
 use crate::store::{Store, StoreError};
 use crate::telemetry;
 
@@ -52,10 +52,14 @@ pub const PEER_SECRET_HEADER: &str = "x-khanate-cluster-secret";
 /// with the right secret).
 pub const PEER_CLIENT_HEADER: &str = "x-khanate-client";
 
+/// The header a node's relayed WebSockets name the relaying node's id in (believed only with the
+/// right secret): the owner hands a room off to the node all its clients come through.
+pub const PEER_NODE_HEADER: &str = "x-khanate-node";
+
 /// Every header a node's calls to another node carry: a proxy in front of the nodes removes them
 /// from clients' requests (the shipped nginx files do), and a node drops them from any request
 /// whose secret is wrong.
-pub const PEER_HEADERS: [&str; 2] = [PEER_SECRET_HEADER, PEER_CLIENT_HEADER];
+pub const PEER_HEADERS: [&str; 3] = [PEER_SECRET_HEADER, PEER_CLIENT_HEADER, PEER_NODE_HEADER];
 
 /// The text whose HMAC-SHA256 under the cluster secret the database keeps as the secret's
 /// verifier (see [`Node::join`]).
@@ -142,6 +146,9 @@ pub struct Ownership {
     generation: u64,
     lease: watch::Receiver<Lease>,
     fence: Arc<lease::FenceClock>,
+    /// This node and its store, to give the room up (a hand-off).
+    node: Uuid,
+    store: PgStore,
 }
 
 impl Node {
@@ -308,12 +315,29 @@ impl Node {
             telemetry::takeover();
             tracing::info!(%room_id, epoch = claim.epoch, "took the room over from a node whose lease expired");
         }
-        Ok(Ownership {
-            epoch: claim.epoch,
-            generation: lease.generation,
+        Ok(self.ownership(claim.epoch, lease.generation))
+    }
+
+    /// The ownership of a room this node claimed at `epoch` under the lease of `generation`.
+    fn ownership(&self, epoch: i64, generation: u64) -> Ownership {
+        Ownership {
+            epoch,
+            generation,
             lease: self.lease.clone(),
             fence: self.fence.clone(),
-        })
+            node: self.id,
+            store: self.store.clone(),
+        }
+    }
+
+    /// Which node relayed a WebSocket to this one: the id it names in [`PEER_NODE_HEADER`], when
+    /// the request carries the cluster secret.
+    pub fn relaying_node(&self, headers: &HeaderMap) -> Option<Uuid> {
+        if !self.is_peer(headers) {
+            return None;
+        }
+        let named = headers.get(PEER_NODE_HEADER)?.to_str().ok()?;
+        Uuid::parse_str(named).ok()
     }
 
     /// Creates a room owned by this node from the start (see [`PgStore::create_owned_room`])
@@ -335,12 +359,7 @@ impl Node {
             .create_owned_room(self.id, room, commit)
             .await?
             .ok_or(fenced)?;
-        Ok(Ownership {
-            epoch: claim.epoch,
-            generation: lease.generation,
-            lease: self.lease.clone(),
-            fence: self.fence.clone(),
-        })
+        Ok(self.ownership(claim.epoch, lease.generation))
     }
 
     /// Gives up every room of this node at once, so another node claims them without waiting
@@ -371,6 +390,14 @@ impl Ownership {
             let lease = *self.lease.borrow();
             lease.generation != self.generation || !lease.serving
         }
+    }
+
+    /// Hands `room_id` to the live node `to` (see [`PgStore::hand_off_room`]); the room's task
+    /// is serving nothing meanwhile, and stops once it is done.
+    pub async fn hand_off(&self, room_id: Uuid, to: Uuid) -> Result<HandOff, StoreError> {
+        self.store
+            .hand_off_room(self.node, room_id, self.epoch, to)
+            .await
     }
 
     /// Returns once the room must stop being served here, and why: the node self-fenced since

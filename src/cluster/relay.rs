@@ -26,7 +26,7 @@ use tracing::debug;
 use uuid::Uuid;
 
 use super::moves::MoveWatch;
-use super::{Node, PEER_CLIENT_HEADER, PEER_SECRET_HEADER};
+use super::{Node, PEER_CLIENT_HEADER, PEER_NODE_HEADER, PEER_SECRET_HEADER};
 use crate::protocol::{self, Hello, close};
 use crate::store::StoreError;
 use crate::telemetry;
@@ -117,6 +117,10 @@ pub async fn open(
         PEER_CLIENT_HEADER,
         HeaderValue::from_str(&client.to_string()).map_err(|e| unreachable(&e))?,
     );
+    headers.insert(
+        PEER_NODE_HEADER,
+        HeaderValue::from_str(&node.id.to_string()).map_err(|e| unreachable(&e))?,
+    );
     if let Some(cookie) = cookie {
         headers.insert(
             tungstenite::http::header::COOKIE,
@@ -183,6 +187,7 @@ pub async fn pipe(
     ping: Duration,
 ) {
     telemetry::relayed_connection();
+    let _relaying = telemetry::Relaying::start();
     let Link {
         socket,
         mut watch,

@@ -21,6 +21,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tracing::{debug, info};
+use uuid::Uuid;
 
 use super::state::{LegalMoves, RoomState};
 use super::{ConnectError, OUTBOUND_CAPACITY, Outbound};
@@ -90,6 +91,8 @@ pub(super) struct Newcomer {
     pub name: Option<String>,
     /// Its outbound queue, fresh (empty).
     pub out: mpsc::Sender<Outbound>,
+    /// Cluster mode: the node that relays it here (`None`: its client is connected here).
+    pub via: Option<Uuid>,
 }
 
 /// What a newcomer's snapshot or replay needs besides the room state, from the room task.
@@ -116,6 +119,7 @@ struct Conn {
     bot: bool,
     name: Option<String>,
     out: mpsc::Sender<Outbound>,
+    via: Option<Uuid>,
 }
 
 /// The connections of one room and the frames they are sent.
@@ -166,6 +170,15 @@ impl Fanout {
     /// Whether every connection (if any) is one of the room's bots.
     pub fn only_bots(&self) -> bool {
         self.conns.values().all(|conn| conn.bot)
+    }
+
+    /// Cluster mode: the node every person's connection of the room comes through, when none is
+    /// connected here and at least one is connected at all (bots, which run where the room
+    /// does, do not count): the node to hand the room to.
+    pub fn relayed_from_one_node(&self) -> Option<Uuid> {
+        let mut people = self.conns.values().filter(|conn| !conn.bot);
+        let first = people.next()?.via?;
+        people.all(|conn| conn.via == Some(first)).then_some(first)
     }
 
     /// The seat of connection `conn` (`Some(None)`: a spectator); `None` when it is not here.
@@ -247,7 +260,13 @@ impl Fanout {
         }
         let conn = self.next_conn;
         self.next_conn += 1;
-        let Newcomer { bot, name, out, .. } = newcomer;
+        let Newcomer {
+            bot,
+            name,
+            out,
+            via,
+            ..
+        } = newcomer;
         self.conns.insert(
             conn,
             Conn {
@@ -255,6 +274,7 @@ impl Fanout {
                 bot,
                 name,
                 out,
+                via,
             },
         );
         debug!(conn, ?seat, ?last_v, "connected");
@@ -462,6 +482,7 @@ mod tests {
             bot: false,
             name: None,
             out,
+            via: None,
         };
         (newcomer, frames)
     }

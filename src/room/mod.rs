@@ -211,6 +211,8 @@ enum Request {
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
+        /// Cluster mode: the node relaying this connection here, if one does.
+        via: Option<Uuid>,
         reply: oneshot::Sender<Result<Connected, ConnectError>>,
     },
     /// The room's own bot connection of `seat` (its driver), which has no token.
@@ -322,6 +324,21 @@ impl RoomHandle {
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
     ) -> Result<Connected, ConnectError> {
+        self.connect_via(token, user, last_v, name, out, None).await
+    }
+
+    /// As [`RoomHandle::connect_named`], for a client that another node of the cluster relays
+    /// here (`via`: that node's id; `None` for a client connected here): the room is handed to
+    /// that node once every person connected to it comes through there.
+    pub async fn connect_via(
+        &self,
+        token: Option<String>,
+        user: Option<Uuid>,
+        last_v: Option<i64>,
+        name: Option<String>,
+        out: mpsc::Sender<Outbound>,
+        via: Option<Uuid>,
+    ) -> Result<Connected, ConnectError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send(Request::Connect {
@@ -330,6 +347,7 @@ impl RoomHandle {
                 last_v,
                 name,
                 out,
+                via,
                 reply,
             })
             .await

@@ -42,6 +42,7 @@ impl Authority {
         last_v: Option<i64>,
         name: Option<String>,
         out: mpsc::Sender<Outbound>,
+        via: Option<uuid::Uuid>,
     ) -> Result<Connected, ConnectError> {
         // A room's own bots always get in: without them its game could not go on.
         let bot = matches!(way, Way::Bot(_));
@@ -74,6 +75,7 @@ impl Authority {
             bot,
             name: seat.map_or_else(|| spectator_name(name), |_| None),
             out,
+            via,
         };
         let catchup = Catchup {
             connected: &self.presence.connected(),

@@ -21,6 +21,7 @@
 
 mod commands;
 mod connections;
+mod handoff;
 
 use self::connections::Way;
 
@@ -81,6 +82,8 @@ pub(super) struct Authority {
     /// Cluster mode: a finished room served without a claim; claimed before its first write
     /// (then `ownership`), and stopped when another node claims it.
     unclaimed: Option<Unclaimed>,
+    /// Cluster mode: when, and to which node, the room is to be handed off (see `handoff`).
+    handoff: Option<(tokio::time::Instant, uuid::Uuid)>,
 }
 
 /// What woke the room task.
@@ -91,6 +94,8 @@ enum Wake {
     Lost(Lost),
     /// Another node claimed the finished room this task served unclaimed.
     Moved,
+    /// The planned hand-off is due.
+    HandOff,
 }
 
 /// Returns once this node must stop serving the room, and why; never on a single node.
@@ -145,6 +150,7 @@ impl Authority {
             handle: None,
             ownership: None,
             unclaimed: None,
+            handoff: None,
             state,
             fanout: Fanout::new(log),
             answers,
@@ -257,7 +263,7 @@ impl Authority {
             telemetry::room_owned(1.0);
         }
         let clock = self.settings.clock.clone();
-        let mut fenced = false;
+        let mut close = (close::TRY_AGAIN, "room reloading");
         loop {
             // A room whose clock runs stays in memory, so its deadline fires; but a correspondence
             // room may leave: the database keeps its deadline, and the sweep loads it then.
@@ -283,6 +289,7 @@ impl Authority {
                 biased;
                 why = lost(&mut self.ownership) => Wake::Lost(why),
                 () = moved(&mut self.unclaimed) => Wake::Moved,
+                () = handoff::due(self.handoff) => Wake::HandOff,
                 () = sleep_until(&clock, deadline) => Wake::Flag,
                 () = sleep_until(&clock, wait) => Wake::Waited,
                 request = inbox.recv() => Wake::Request(request),
@@ -326,13 +333,13 @@ impl Authority {
                 }
                 Wake::Lost(Lost::Fenced) => {
                     info!("this node self-fenced: the room stops here; its clients reconnect");
-                    fenced = true;
+                    close = (close::RESTART, "this node lost the room; reconnect");
                     telemetry::eviction("fenced");
                     break;
                 }
                 Wake::Moved => {
                     debug!("another node claimed the finished room: its clients reconnect there");
-                    fenced = true;
+                    close = (close::RESTART, "room moved; reconnect");
                     telemetry::eviction("moved");
                     break;
                 }
@@ -341,8 +348,27 @@ impl Authority {
                     telemetry::eviction("shutdown");
                     break;
                 }
+                Wake::HandOff => {
+                    if self.hand_off().await {
+                        close = (
+                            close::RESTART,
+                            "room moved to the node you come through; reconnect",
+                        );
+                        telemetry::eviction("handoff");
+                        break;
+                    }
+                }
                 Wake::Request(None) => break,
-                Wake::Request(Some(request)) => self.handle(request).await,
+                Wake::Request(Some(request)) => {
+                    let members = matches!(
+                        request,
+                        Request::Connect { .. } | Request::Disconnect { .. }
+                    );
+                    self.handle(request).await;
+                    if members {
+                        self.plan_handoff();
+                    }
+                }
             }
             if self.stale {
                 telemetry::eviction("reload");
@@ -353,23 +379,19 @@ impl Authority {
         if self.ownership.is_some() {
             telemetry::room_owned(-1.0);
         }
-        self.stop(inbox, fenced);
+        self.stop(inbox, close);
     }
 
-    /// Answers "gone" to what is already queued and closes every connection: with 1012 (the
-    /// room moves to another node; reconnect) when this node fenced, else 1013 (reloading). From
-    /// here on the handle reads as closed, so the registry loads the room afresh.
-    fn stop(mut self, mut inbox: mpsc::Receiver<Request>, fenced: bool) {
+    /// Answers "gone" to what is already queued and closes every connection with `close`: 1012
+    /// (reconnect: the room is served elsewhere now) when this node fenced, handed the room off
+    /// or saw another node claim it, else 1013 (reloading). From here on the handle reads as
+    /// closed, so the registry loads the room afresh.
+    fn stop(mut self, mut inbox: mpsc::Receiver<Request>, (code, reason): (u16, &str)) {
         inbox.close();
         while let Ok(request) = inbox.try_recv() {
             self.refuse(request);
         }
-        if fenced {
-            self.fanout
-                .close_all(close::RESTART, "this node lost the room; reconnect");
-        } else {
-            self.fanout.close_all(close::TRY_AGAIN, "room reloading");
-        }
+        self.fanout.close_all(code, reason);
         debug!("room task stopped");
     }
 
@@ -476,6 +498,7 @@ impl Authority {
                 last_v,
                 name,
                 out,
+                via,
                 reply,
             } => {
                 let way = match (token, user) {
@@ -483,10 +506,10 @@ impl Authority {
                     (None, Some(user)) => Way::User(user),
                     (None, None) => Way::Spectator,
                 };
-                let _ = reply.send(self.connect(way, last_v, name, out));
+                let _ = reply.send(self.connect(way, last_v, name, out, via));
             }
             Request::ConnectBot { seat, out, reply } => {
-                let connected = self.connect(Way::Bot(seat), None, None, out);
+                let connected = self.connect(Way::Bot(seat), None, None, out, None);
                 let _ = reply.send(connected.map(|connected| BotConnected {
                     conn: connected.conn,
                     game: self.state.game.clone(),

@@ -9,7 +9,7 @@
 mod group_commit;
 mod ownership;
 
-pub use self::ownership::{Claim, OWNER_CHANNEL, Owner, Standing};
+pub use self::ownership::{Claim, HandOff, OWNER_CHANNEL, Owner, Standing};
 
 use std::future::Future;
 use std::str::FromStr;

@@ -72,6 +72,17 @@ async fn claim(
     }))
 }
 
+/// What became of a hand-off (see [`PgStore::hand_off_room`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandOff {
+    /// The other node owns the room now.
+    Done,
+    /// The other node's lease is not alive: the room stays.
+    TargetGone,
+    /// This node no longer owns the room at its epoch: another node claimed it.
+    NotOurs,
+}
+
 /// What a look-up of a room in cluster mode needs before it claims anything (see
 /// [`PgStore::room_standing`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,6 +273,53 @@ impl PgStore {
             .await?;
         tx.commit().await?;
         Ok(released)
+    }
+
+    /// Hands `room_id`, owned by `node` at `epoch`, to the live node `to` (the node its clients
+    /// come through; see `docs/deploy/cluster.md`, "The proxy"): `to` becomes its owner at the
+    /// next epoch, notified on [`OWNER_CHANNEL`] like a claim, and starts its task at its own
+    /// claim when a client reaches it. Nothing is written when `node` no longer owns the room at
+    /// `epoch` ([`HandOff::NotOurs`]) or `to`'s lease is not alive ([`HandOff::TargetGone`]).
+    pub async fn hand_off_room(
+        &self,
+        node: Uuid,
+        room_id: Uuid,
+        epoch: i64,
+        to: Uuid,
+    ) -> Result<HandOff, StoreError> {
+        let moved: Option<i64> = sqlx::query_scalar(
+            "WITH moved AS ( \
+               UPDATE rooms SET owner_node = $4, owner_epoch = owner_epoch + 1 \
+               WHERE id = $1 AND owner_node = $2 AND owner_epoch = $3 \
+                 AND EXISTS (SELECT 1 FROM nodes WHERE id = $4 AND lease_expires_at > now()) \
+               RETURNING id, owner_epoch) \
+             SELECT moved.owner_epoch FROM moved, LATERAL ( \
+               SELECT pg_notify($5, moved.id::text || ' ' || moved.owner_epoch || ' ' || \
+                 (extract(epoch FROM clock_timestamp()) * 1000)::bigint)) AS notified",
+        )
+        .bind(room_id)
+        .bind(node)
+        .bind(epoch)
+        .bind(to)
+        .bind(OWNER_CHANNEL)
+        .fetch_optional(&self.pool)
+        .await?;
+        if moved.is_some() {
+            return Ok(HandOff::Done);
+        }
+        let ours: Option<bool> = sqlx::query_scalar(
+            "SELECT owner_node = $2 AND owner_epoch = $3 FROM rooms WHERE id = $1",
+        )
+        .bind(room_id)
+        .bind(node)
+        .bind(epoch)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(if ours == Some(true) {
+            HandOff::TargetGone
+        } else {
+            HandOff::NotOurs
+        })
     }
 
     /// The node serving `room_id`: its owner, if that owner's lease is alive on the database
