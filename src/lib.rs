@@ -15,7 +15,9 @@
 //! - [`cluster`]: several nodes on one PostgreSQL: leases, claims and fencing, and any node
 //!   serving any client by relaying its WebSocket (forwarding its REST request) to the one node
 //!   that owns the room, whose room task alone decides and broadcasts; no events travel between
-//!   nodes, only "this room moved" (`LISTEN`/`NOTIFY`);
+//!   nodes, only "this room moved" (`LISTEN`/`NOTIFY`); a room whose people all come through one
+//!   other node is released to that node through PostgreSQL, so at steady state behind a proxy
+//!   that hashes by room almost nothing is relayed;
 //! - [`store`]: PostgreSQL or SQLite persistence;
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
 //! - [`accept`]: the accept loop, its connection caps and HTTP timeouts;

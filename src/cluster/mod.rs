@@ -11,7 +11,9 @@
 //!
 //! Any node serves any client: a client of a room another node owns is relayed to the owner
 //! ([`relay`] for WebSockets, [`forward`] for REST), and [`moves`] ends those relays when the
-//! room moves. Every node also claims, once a renewal interval, the rooms nobody alive owns
+//! room moves. A room task whose people all come through one other node releases the room to
+//! it ([`Ownership::hand_off`]: the next epoch, that node named owner, fenced like a claim), and
+//! that node claims it at the first hello it serves. Every node also claims, once a renewal interval, the rooms nobody alive owns
 //! ([`Node::orphaned_rooms`], run by the registry), so that their clocks and bots go on.
 
 pub mod finished;

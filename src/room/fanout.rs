@@ -7,7 +7,9 @@
 //! each connection's own. Only the room task feeds it, on the one node that owns the room: in a
 //! cluster, a client of another node is relayed to the owner (`cluster::relay`) and is one more
 //! connection here, so every promise below holds for it unchanged (docs/deploy/cluster.md, "Any
-//! node serves any client").
+//! node serves any client"). A relayed connection carries the node it comes through: when every
+//! person's does, and it is one other node, the room task hands the room to that node
+//! (`authority::handoff`, docs/deploy/cluster.md, "The proxy").
 //!
 //! It never waits on a connection: frames go into each connection's bounded queue with
 //! `try_send`, and a connection whose queue is full is dropped (the client reconnects with
