@@ -22,8 +22,9 @@ use crate::store::RoomStatus;
 use crate::store::postgres::HandOff;
 use crate::telemetry;
 
-/// How long every person of the room must have come through one other node before the room is
-/// handed to it: its clients arrive one by one (the creator, the others, spectators).
+/// How long every person of the room must have come through one other node, with nobody
+/// connecting or leaving, before the room is handed to it: its clients arrive one by one (the
+/// creator, the others, spectators).
 pub(super) const HANDOFF_AFTER: Duration = Duration::from_secs(1);
 
 /// Returns when the planned hand-off is due; never without one.
@@ -45,13 +46,13 @@ impl Authority {
     }
 
     /// After the room's connections changed: plans a hand-off [`HANDOFF_AFTER`] from now to
-    /// the node every person comes through, keeps one already planned to that node, or drops it.
+    /// the node every person comes through, or drops the plan. Every change starts the wait
+    /// afresh: a client that just reconnected (a node stopped, a relay ended) is not closed
+    /// again at once, and a room moves only once its people have settled.
     pub(super) fn plan_handoff(&mut self) {
-        self.handoff = match (self.handoff_target(), self.handoff) {
-            (Some(to), Some((at, planned))) if planned == to => Some((at, to)),
-            (Some(to), _) => Some((Instant::now() + HANDOFF_AFTER, to)),
-            (None, _) => None,
-        };
+        self.handoff = self
+            .handoff_target()
+            .map(|to| (Instant::now() + HANDOFF_AFTER, to));
     }
 
     /// The planned hand-off is due: gives the room up if every person still comes through that
