@@ -34,6 +34,18 @@ impl Sender {
     }
 }
 
+/// The close code that asks a client to reconnect with `last_v` (the room moved to another node,
+/// or the server restarts).
+const RESTART: u16 = 1012;
+
+/// The `t` of the frame a connection's reading task hands on, in place of a server's frame, when
+/// the server closed it with 1012: its client reconnects.
+pub const CLOSED_RESTART: &str = "closed_1012";
+
+/// The `t` of the frame a connection's reading task hands on last when the connection ended any
+/// other way (the error, if any, is already counted).
+pub const CLOSED: &str = "closed";
+
 /// A frame read from connection number `from`, parsed, and when it arrived.
 pub struct Incoming {
     pub from: usize,
@@ -92,8 +104,23 @@ pub fn split(
                     }
                 }
                 Ok(Message::Close(frame)) => {
-                    if let Some(f) = frame.filter(|f| u16::from(f.code) != 1000) {
-                        recorder.error(format!("closed by the server with {}", u16::from(f.code)));
+                    match frame.map(|f| u16::from(f.code)) {
+                        // Reconnect with `last_v` (docs/protocol.md): the client driving this
+                        // connection is told, and opens another.
+                        Some(RESTART) => {
+                            let frame = serde_json::json!({"t": CLOSED_RESTART});
+                            let _ = to.send(Incoming {
+                                from,
+                                frame,
+                                at: Instant::now(),
+                            });
+                            recorder.connection(false);
+                            return;
+                        }
+                        Some(code) if code != 1000 => {
+                            recorder.error(format!("closed by the server with {code}"));
+                        }
+                        _ => {}
                     }
                     break;
                 }
@@ -104,6 +131,12 @@ pub fn split(
                 }
             }
         }
+        let frame = serde_json::json!({"t": CLOSED});
+        let _ = to.send(Incoming {
+            from,
+            frame,
+            at: Instant::now(),
+        });
         recorder.connection(false);
     });
     Sender(sink)

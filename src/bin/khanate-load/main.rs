@@ -485,6 +485,10 @@ fn markdown(report: &Report) -> String {
             Box::new(|p| p.summary.games_finished.to_string()),
         ),
         (
+            "reconnects (1012)",
+            Box::new(|p| p.summary.reconnects.to_string()),
+        ),
+        (
             "frames to spectators",
             Box::new(|p| p.summary.frames_to_spectators.to_string()),
         ),

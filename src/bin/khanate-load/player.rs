@@ -70,15 +70,20 @@ pub async fn play_rooms(
 /// A room whose seats are all taken by this task's clients.
 struct Room {
     code: String,
+    tokens: Vec<String>,
     seats: Vec<Sender>,
+    /// Where every seat's reading task hands its frames, for a reconnected seat's.
+    to: mpsc::UnboundedSender<Incoming>,
     frames: mpsc::UnboundedReceiver<Incoming>,
 }
 
-/// A move sent and not yet acknowledged.
+/// A move sent and not yet acknowledged, and its frame (sent again, same cid, after its seat
+/// reconnects).
 struct InFlight {
     seat: usize,
     cid: String,
     sent: Instant,
+    frame: Value,
 }
 
 impl Room {
@@ -130,9 +135,30 @@ impl Room {
         }
         Ok(Room {
             code,
+            tokens,
             seats,
+            to,
             frames,
         })
+    }
+
+    /// Reopens seat `seat`'s connection, which the server closed with 1012 (the room moved to
+    /// another node, or the server restarts), with a hello naming `last_v`, the last version it
+    /// saw: the server replays what it missed.
+    async fn reconnect(&mut self, plan: &Plan, seat: usize, last_v: i64) -> bool {
+        let Some(socket) = conn::open(plan.addr, Some(&self.code), &plan.recorder).await else {
+            return false;
+        };
+        let mut sender = conn::split(socket, seat, self.to.clone(), plan.recorder.clone());
+        let hello = json!({"t": "hello", "d": {
+            "protocol": 1, "room": self.code, "token": self.tokens[seat], "last_v": last_v,
+        }});
+        if !sender.send(&hello).await {
+            return false;
+        }
+        plan.recorder.reconnect();
+        self.seats[seat] = sender;
+        true
     }
 
     /// Plays until the game ends, something goes wrong, or `stop`. One move per `slot`: a move is
@@ -151,6 +177,8 @@ impl Room {
         // When the last move was sent, and which other seats have not yet received it.
         let mut last_sent = Instant::now();
         let mut awaiting = vec![false; self.seats.len()];
+        // The last version each seat saw, for its reconnection's `last_v`.
+        let mut seen = vec![0i64; self.seats.len()];
         let mut cids = 0u64;
         loop {
             let can_send = pending.is_some() && in_flight.is_none();
@@ -170,18 +198,36 @@ impl Room {
                         recorder.error("send failed");
                         break;
                     }
-                    in_flight = Some(InFlight { seat, cid, sent: last_sent });
+                    in_flight = Some(InFlight { seat, cid, sent: last_sent, frame });
                     awaiting.iter_mut().enumerate().for_each(|(i, a)| *a = i != seat);
                     *slot = (*slot + plan.interval).max(last_sent - plan.interval);
                 }
                 incoming = self.frames.recv() => {
                     let Some(Incoming { from, frame, at }) = incoming else {
-                        recorder.error("every connection of a room closed");
                         break;
                     };
                     let at = Instant::from_std(at);
                     let d = &frame["d"];
+                    if let Some(v) = frame["v"].as_i64() {
+                        seen[from] = seen[from].max(v);
+                    }
                     match frame["t"].as_str().unwrap_or_default() {
+                        conn::CLOSED_RESTART => {
+                            if !self.reconnect(plan, from, seen[from]).await {
+                                recorder.error("reconnect after 1012 failed");
+                                break;
+                            }
+                            if let Some(f) = in_flight.as_ref().filter(|f| f.seat == from)
+                                && !self.seats[from].send(&f.frame).await
+                            {
+                                recorder.error("send failed");
+                                break;
+                            }
+                        }
+                        conn::CLOSED => break,
+                        // The room is moving to another node: the seat's connection is closed
+                        // with 1012 next, and the move is sent again, same cid, on the new one.
+                        "reject" if d["code"] == "unavailable" => {}
                         "ack" => {
                             if let Some(f) = in_flight.take_if(|f| f.seat == from && d["cid"] == f.cid.as_str()) {
                                 recorder.ack(at - f.sent);
@@ -270,26 +316,50 @@ pub async fn spectate(
     mut stop: watch::Receiver<bool>,
     welcomed: mpsc::UnboundedSender<()>,
 ) {
-    let Some(socket) = conn::open(addr, Some(&code), &recorder).await else {
+    let (to, mut frames) = mpsc::unbounded_channel();
+    let follow = |last_v: Option<i64>| {
+        let (code, recorder, to) = (&code, recorder.clone(), to.clone());
+        async move {
+            let socket = conn::open(addr, Some(code), &recorder).await?;
+            let mut sender = conn::split(socket, 0, to, recorder.clone());
+            let mut hello = json!({"t": "hello", "d": {"protocol": 1, "room": code}});
+            if let Some(last_v) = last_v {
+                hello["d"]["last_v"] = json!(last_v);
+            }
+            if sender.send(&hello).await {
+                Some(sender)
+            } else {
+                recorder.error("hello not sent");
+                None
+            }
+        }
+    };
+    let Some(mut sender) = follow(None).await else {
         return;
     };
-    let (to, mut frames) = mpsc::unbounded_channel();
-    let mut sender = conn::split(socket, 0, to, recorder.clone());
-    if !sender
-        .send(&json!({"t": "hello", "d": {"protocol": 1, "room": code}}))
-        .await
-    {
-        recorder.error("hello not sent");
-        return;
-    }
+    let mut seen = 0;
     loop {
         tokio::select! {
             _ = stop.changed() => break,
             frame = frames.recv() => match frame {
-                Some(Incoming { frame, .. }) if frame["t"] == "welcome" => {
-                    let _ = welcomed.send(());
+                Some(Incoming { frame, .. }) => {
+                    seen = frame["v"].as_i64().unwrap_or(seen).max(seen);
+                    match frame["t"].as_str().unwrap_or_default() {
+                        "welcome" => {
+                            let _ = welcomed.send(());
+                        }
+                        // Closed with 1012: follow the room again from where it was left.
+                        conn::CLOSED_RESTART => match follow(Some(seen)).await {
+                            Some(again) => {
+                                recorder.reconnect();
+                                sender = again;
+                            }
+                            None => return,
+                        },
+                        conn::CLOSED => return,
+                        _ => recorder.spectator_frame(),
+                    }
                 }
-                Some(_) => recorder.spectator_frame(),
                 None => break,
             }
         }

@@ -21,6 +21,7 @@ pub struct Recorder {
     rejects: Mutex<BTreeMap<String, u64>>,
     errors: Mutex<BTreeMap<String, u64>>,
     games_finished: AtomicU64,
+    reconnects: AtomicU64,
     frames_to_spectators: AtomicU64,
     open: AtomicU64,
     open_peak: AtomicU64,
@@ -93,6 +94,14 @@ impl Recorder {
         }
     }
 
+    /// A connection the server closed with 1012 (reconnect: the room moved to another node, or
+    /// the server restarts) that the tool reopened with `last_v`.
+    pub fn reconnect(&self) {
+        if self.measuring() {
+            self.reconnects.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     pub fn spectator_frame(&self) {
         if self.measuring() {
             self.frames_to_spectators.fetch_add(1, Ordering::Relaxed);
@@ -121,6 +130,7 @@ impl Recorder {
             rejects: self.rejects.lock().expect("rejects").clone(),
             errors: self.errors.lock().expect("errors").clone(),
             games_finished: self.games_finished.load(Ordering::Relaxed),
+            reconnects: self.reconnects.load(Ordering::Relaxed),
             frames_to_spectators: self.frames_to_spectators.load(Ordering::Relaxed),
             connections_peak: self.open_peak.load(Ordering::SeqCst),
             slowest_ack_per_second_ms: self
@@ -145,6 +155,8 @@ pub struct Summary {
     pub rejects: BTreeMap<String, u64>,
     pub errors: BTreeMap<String, u64>,
     pub games_finished: u64,
+    /// Connections closed by the server with 1012 and reopened with `last_v`, in the window.
+    pub reconnects: u64,
     pub frames_to_spectators: u64,
     /// The most WebSockets the tool held open at once.
     pub connections_peak: u64,
