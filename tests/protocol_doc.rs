@@ -316,7 +316,8 @@ async fn the_player_examples_are_what_the_server_answers() {
     let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
     let dara = register(server.addr, "Dara").await;
     let sok = register(server.addr, "Sok").await;
-    let options = json!({"visibility": "private", "clock": {"initial_s": 300, "increment_s": 3}});
+    let options = json!({"visibility": "private", "rated": true,
+                         "clock": {"initial_s": 300, "increment_s": 3}});
     won_by_resignation(server.addr, &dara, &sok, options).await;
     let answer = get_as(server.addr, "/api/users/dara", Auth::Cookie(&dara)).await;
     assert_eq!(answer.status, 200, "{}", answer.body);

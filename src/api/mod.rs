@@ -17,6 +17,7 @@ mod pgn;
 mod profile_exports;
 mod profiles;
 mod proxy;
+mod ratings;
 mod record;
 mod rest;
 mod web;

@@ -271,6 +271,7 @@ mod tests {
                 Event::GameOver {
                     result,
                     clock: Some(clock),
+                    ratings: None,
                 },
             ] if clock.running.is_none() => (Outcome::from(*result), clock.remaining_ms.clone()),
             other => panic!("{other:?}"),

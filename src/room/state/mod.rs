@@ -42,7 +42,8 @@ use uuid::Uuid;
 
 use crate::domain::{RoomStatus, Visibility};
 use crate::protocol::{
-    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RematchInfo, ResultInfo,
+    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RatingChange, RematchInfo,
+    ResultInfo,
 };
 use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 
@@ -156,8 +157,12 @@ pub struct RoomState {
     draw_offered_at: Vec<Option<usize>>,
     /// Per seat, the number of moves played when it left a game that went on without it.
     left_after: Vec<Option<usize>>,
+    /// The seats that left a game that went on without them, in the order they left.
+    pub leavers: Vec<Seat>,
     /// The outcome, once a `game_over` has been applied.
     pub result: Option<Outcome>,
+    /// A rated game's rating changes, once its `game_over` has been applied.
+    pub ratings: Option<Vec<RatingChange>>,
     /// When `game_started` was applied.
     pub started_at: Option<DateTime<Utc>>,
     /// When `game_over` was applied.
@@ -230,7 +235,9 @@ impl RoomState {
             next_offer_id: 1,
             draw_offered_at: vec![None; seats_len],
             left_after: vec![None; seats_len],
+            leavers: Vec::new(),
             result: None,
+            ratings: None,
             started_at: None,
             finished_at: None,
             creator: None,
@@ -380,9 +387,14 @@ impl RoomState {
                     self.position_version = v;
                 }
             }
-            Event::GameOver { result, clock } => {
+            Event::GameOver {
+                result,
+                clock,
+                ratings,
+            } => {
                 self.apply_clock(clock.as_ref());
                 self.result = Some(Outcome::from(*result));
+                self.ratings.clone_from(ratings);
                 if let Some(clocks) = &mut self.clock {
                     clocks.running = None;
                 }
@@ -420,5 +432,6 @@ fn game_over(outcome: Outcome) -> Event {
     Event::GameOver {
         result: ResultInfo::from(outcome),
         clock: None,
+        ratings: None,
     }
 }
