@@ -311,6 +311,22 @@ async fn two_players(url: &str) {
         2,
         "{ratings}"
     );
+    // The rating history: a point a rated game, oldest first, by game and speed.
+    let (_, history) = get(addr, "/api/users/Sok/rating-history").await;
+    let blitz: Vec<&Value> = history["ouk-chatrang"]["blitz"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["rating"])
+        .collect();
+    assert_eq!(blitz, [&json!(1338), &json!(shown(sok_blitz))]);
+    assert_eq!(
+        history["ouk-chatrang"]["blitz"][0]["at"],
+        json!(rated_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+    );
+    assert_eq!(history["ouk-chatrang"]["correspondence"][0]["rating"], 1662);
+    let (status, _) = get(addr, "/api/users/nobody/rating-history").await;
+    assert_eq!(status, 404);
     server.shutdown().await;
 }
 

@@ -163,6 +163,11 @@ fn routes(state: AppState) -> Router {
         .route("/api/users/{username}", get(profiles::profile))
         .route("/api/users/{username}/games", get(profiles::games))
         .route(
+            "/api/users/{username}/rating-history",
+            get(ratings::history),
+        )
+        .route("/api/leaderboard/{game}", get(ratings::leaderboard))
+        .route(
             "/api/users/{username}/games.ndjson",
             get(profile_exports::ndjson),
         )
@@ -192,6 +197,7 @@ fn routes(state: AppState) -> Router {
         .route("/login", get(web::login))
         .route("/account", get(web::account))
         .route("/g/{room_id}", get(web::game))
+        .route("/leaderboard/{game}", get(web::leaderboard))
         .route("/rules/{game}", get(web::rules))
         .route("/assets/{*path}", get(web::asset))
         .route("/api/whoami", get(rest::whoami))

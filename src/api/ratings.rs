@@ -1,10 +1,130 @@
-//! Ratings over REST: a rated game's changes as `GET /api/games/{room_id}` gives them, and an
-//! account's ratings as its profile gives them (docs/ratings.md, docs/protocol.md "Players").
+//! Ratings over REST: a rated game's changes as `GET /api/games/{room_id}` gives them, an
+//! account's ratings as its profile gives them, its rating history, and the leaderboards
+//! (docs/ratings.md, docs/protocol.md "Players" and "Leaderboards").
 
+use axum::Json;
+use axum::extract::{RawQuery, State};
 use serde_json::{Map, Value, json};
 
-use crate::ratings::{PlayerRating, RatingPool, Skill};
+use super::AppState;
+use super::error::ApiError;
+use super::extract::ApiPath;
+use crate::ratings::{PlayerRating, RatingPool, Skill, Speed};
+use crate::rules::GameKind;
 use crate::store::RatingChangeRow;
+
+/// How many players a leaderboard lists.
+pub const LEADERBOARD_SIZE: i64 = 50;
+
+/// A leaderboard lists players whose last rated game in the pool is at most this many days old.
+pub const ACTIVE_DAYS: i64 = 30;
+
+/// The game and player count of a leaderboard's game key: a game's word (two players), or
+/// `khan-tsin-3`; `None` for any other.
+pub fn board_game(key: &str) -> Option<(GameKind, u8)> {
+    match key.strip_suffix("-3") {
+        Some(game) => match game.parse() {
+            Ok(GameKind::KhanTsin) => Some((GameKind::KhanTsin, 3)),
+            _ => None,
+        },
+        None => key.parse().ok().map(|game| (game, 2)),
+    }
+}
+
+/// The speeds a leaderboard query asks for: `speed=` one of the four words (each once), or every
+/// speed without it; anything else is 400 `bad_request`.
+fn board_speeds(query: Option<&str>) -> Result<Vec<Speed>, ApiError> {
+    let mut speeds = Vec::new();
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let speed = pair
+            .strip_prefix("speed=")
+            .and_then(|word| word.parse::<Speed>().ok())
+            .filter(|speed| !speeds.contains(speed))
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "{pair:?}: the query takes speed=blitz, rapid, classical or correspondence"
+                ))
+            })?;
+        speeds.push(speed);
+    }
+    Ok(if speeds.is_empty() {
+        Speed::ALL.to_vec()
+    } else {
+        speeds
+    })
+}
+
+/// `GET /api/leaderboard/{game}?speed=`: `{"game", "speeds": {"<speed>": [{"rank", "name",
+/// "rating", "deviation", "games", "rated_at"}]}}`, the top [`LEADERBOARD_SIZE`] players of each
+/// speed asked for (every speed without `speed=`) whose rating is not provisional and who played
+/// a rated game of the pool in the last [`ACTIVE_DAYS`] days. `game` is a game's word or
+/// `khan-tsin-3`; another is 404 `not_found`.
+pub async fn leaderboard(
+    State(state): State<AppState>,
+    ApiPath(game): ApiPath<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let (kind, players) =
+        board_game(&game).ok_or_else(|| ApiError::not_found(format!("no leaderboard {game:?}")))?;
+    let speeds = board_speeds(query.as_deref())?;
+    let since = state.config.clock.now_utc() - chrono::Duration::days(ACTIVE_DAYS);
+    let mut boards = Map::new();
+    for speed in speeds {
+        let pool = RatingPool {
+            game: kind,
+            players,
+            speed,
+        };
+        let leaders = state
+            .store
+            .leaderboard(pool, since, LEADERBOARD_SIZE)
+            .await?;
+        let entries: Vec<Value> = leaders
+            .iter()
+            .zip(1..)
+            .map(|(leader, rank)| {
+                json!({
+                    "rank": rank,
+                    "name": leader.name,
+                    "rating": leader.rating.rating.round() as i64,
+                    "deviation": leader.rating.deviation.round() as i64,
+                    "games": leader.rating.games,
+                    "rated_at": leader.rating.rated_at,
+                })
+            })
+            .collect();
+        boards.insert(speed.as_str().to_owned(), entries.into());
+    }
+    Ok(Json(json!({"game": game, "speeds": boards})))
+}
+
+/// `GET /api/users/{username}/rating-history`: `{"<game>": {"<speed>": [{"at", "rating"}]}}`,
+/// the rating after each rated game of the user (rounded), oldest first, keyed as the profile's
+/// `ratings`; 404 `not_found` for an unknown user.
+pub async fn history(
+    State(state): State<AppState>,
+    ApiPath(name): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let user = state
+        .store
+        .user_by_name(&name)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no user {name:?}")))?;
+    let mut games = Map::new();
+    for change in state.store.rating_history(user.id).await? {
+        let speeds = games
+            .entry(change.pool.game_key())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(speeds) = speeds
+            && let Value::Array(points) = speeds
+                .entry(change.pool.speed.as_str())
+                .or_insert_with(|| Value::Array(Vec::new()))
+        {
+            points.push(json!({"at": change.rated_at, "rating": change.after.round() as i64}));
+        }
+    }
+    Ok(Json(Value::Object(games)))
+}
 
 /// `[{"seat", "before", "after", "diff"}]`: each seat's rating before and after the game, rounded
 /// to whole points, and the change as shown.
@@ -53,4 +173,27 @@ pub fn ratings_json(ratings: &[(RatingPool, PlayerRating)]) -> Value {
         }
     }
     Value::Object(games)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaderboard_game_keys_and_speeds() {
+        assert_eq!(board_game("khan"), Some((GameKind::Khan, 2)));
+        assert_eq!(board_game("khan-tsin"), Some((GameKind::KhanTsin, 2)));
+        assert_eq!(board_game("khan-tsin-3"), Some((GameKind::KhanTsin, 3)));
+        for bad in ["khan-3", "ouk-chatrang-3", "chess", "khan-tsin-4", ""] {
+            assert_eq!(board_game(bad), None, "{bad}");
+        }
+        assert_eq!(board_speeds(None).ok(), Some(Speed::ALL.to_vec()));
+        assert_eq!(
+            board_speeds(Some("speed=rapid")).ok(),
+            Some(vec![Speed::Rapid])
+        );
+        for bad in ["speed=bullet", "speed=rapid&speed=rapid", "page=2", "speed"] {
+            assert!(board_speeds(Some(bad)).is_err(), "{bad}");
+        }
+    }
 }

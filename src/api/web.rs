@@ -86,6 +86,19 @@ pub async fn game(State(state): State<AppState>, ApiPath(room_id): ApiPath<Strin
     page(&state.config, "game.html", status)
 }
 
+/// `GET /leaderboard/{game}`: a game's leaderboards (its speeds), 404 (with the page) for a game
+/// key that has none (see [`board_game`](super::ratings::board_game)).
+pub async fn leaderboard(
+    State(state): State<AppState>,
+    ApiPath(game): ApiPath<String>,
+) -> Response {
+    let status = match super::ratings::board_game(&game) {
+        Some(_) => StatusCode::OK,
+        None => StatusCode::NOT_FOUND,
+    };
+    page(&state.config, "leaderboard.html", status)
+}
+
 /// `GET /rules/{game}`: the rules page, 404 for a game this server does not host.
 pub async fn rules(State(state): State<AppState>, ApiPath(game): ApiPath<String>) -> Response {
     let status = match game.parse::<GameKind>() {

@@ -41,7 +41,7 @@ use crate::rules::Seat;
 pub use self::accounts::{ApiTokenRow, SessionRow, UserRow};
 use self::postgres::Pg;
 pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
-pub use self::ratings::RatingChangeRow;
+pub use self::ratings::{Leader, RatingChangeRow};
 pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
     MoveRow, RatedGame, RatedSeat, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord,

@@ -13,7 +13,7 @@ use super::postgres::Pg;
 use super::queries::Cols;
 use super::sqlite::Lite;
 use super::{RatedGame, Store, StoreError, codec, truncate_to_micros};
-use crate::ratings::{PlayerRating, RatingPool, Skill};
+use crate::ratings::{PROVISIONAL_DEVIATION, PlayerRating, RatingPool, Skill, WENG_LIN_SCALE};
 use crate::rules::Seat;
 
 impl Store {
@@ -45,6 +45,35 @@ impl Store {
         match self {
             Store::Postgres(s) => user_ratings::<Pg>(&mut *s.conn().await?, user_id).await,
             Store::Sqlite(s) => user_ratings::<Lite>(&mut *s.conn().await?, user_id).await,
+        }
+    }
+
+    /// Every rating change of the account `user_id`, by pool (game, player count, speed) and
+    /// then by time: its rating history, one point a rated game.
+    pub async fn rating_history(&self, user_id: Uuid) -> Result<Vec<RatingChangeRow>, StoreError> {
+        match self {
+            Store::Postgres(s) => history_of::<Pg>(&mut *s.conn().await?, user_id).await,
+            Store::Sqlite(s) => history_of::<Lite>(&mut *s.conn().await?, user_id).await,
+        }
+    }
+
+    /// The top `limit` (negative counts as 0) players of `pool` by rating, highest first (then
+    /// by name): accounts neither deleted nor disabled, whose rating is not provisional and whose
+    /// last rated game in the pool ended at `active_since` or later.
+    pub async fn leaderboard(
+        &self,
+        pool: RatingPool,
+        active_since: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Leader>, StoreError> {
+        let limit = limit.max(0);
+        match self {
+            Store::Postgres(s) => {
+                leaders::<Pg>(&mut *s.conn().await?, pool, active_since, limit).await
+            }
+            Store::Sqlite(s) => {
+                leaders::<Lite>(&mut *s.conn().await?, pool, active_since, limit).await
+            }
         }
     }
 
@@ -221,6 +250,67 @@ fn change_from_row<D: Dialect>(row: &D::Row) -> Result<RatingChangeRow, StoreErr
         diff: cols.int("diff")?,
         rated_at: cols.time("rated_at")?,
     })
+}
+
+/// See [`Store::rating_history`].
+async fn history_of<D: Dialect>(
+    conn: &mut D::Conn,
+    user_id: Uuid,
+) -> Result<Vec<RatingChangeRow>, StoreError> {
+    let sql = "SELECT seat, user_id, game, players, speed, rating_before, rating_after, diff, \
+                      rated_at \
+               FROM rating_changes WHERE user_id = $1 \
+               ORDER BY game, players, speed, rated_at, room_id";
+    D::fetch_all(conn, Statement::new(sql, [Param::Uuid(user_id)]))
+        .await?
+        .iter()
+        .map(change_from_row::<D>)
+        .collect()
+}
+
+/// A player on a leaderboard ([`Store::leaderboard`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Leader {
+    /// The account's name.
+    pub name: String,
+    /// Its rating in the pool.
+    pub rating: PlayerRating,
+}
+
+/// See [`Store::leaderboard`]; `limit` is not negative.
+async fn leaders<D: Dialect>(
+    conn: &mut D::Conn,
+    pool: RatingPool,
+    active_since: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<Leader>, StoreError> {
+    // Not provisional: a display deviation of at most 110 (Weng-Lin's is 42σ).
+    let sql = "SELECT u.name, r.rating, r.rd, r.volatility, r.mu, r.sigma, r.games, r.rated_at \
+               FROM ratings r JOIN users u ON u.id = r.user_id \
+               WHERE r.game = $1 AND r.players = $2 AND r.speed = $3 AND r.rated_at >= $4 \
+                 AND u.deleted_at IS NULL AND u.disabled_at IS NULL \
+                 AND (r.rd <= $5 OR r.sigma <= $6) \
+               ORDER BY r.rating DESC, u.name_key \
+               LIMIT $7";
+    let params = vec![
+        Param::Text(Some(pool.game.as_str())),
+        Param::Small(Some(i16::from(pool.players))),
+        Param::Text(Some(pool.speed.as_str())),
+        Param::Time(Some(truncate_to_micros(active_since))),
+        Param::Float(Some(PROVISIONAL_DEVIATION)),
+        Param::Float(Some(PROVISIONAL_DEVIATION / WENG_LIN_SCALE)),
+        Param::Big(limit),
+    ];
+    D::fetch_all(conn, Statement::new(sql, params))
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(Leader {
+                name: Cols::<D>(row).text("name")?,
+                rating: rating_from_row::<D>(row, pool)?,
+            })
+        })
+        .collect()
 }
 
 /// The pool a row names (`game`, `players`, `speed`).

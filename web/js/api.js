@@ -70,6 +70,24 @@ export function roomSummary(reference) {
 }
 
 /**
+ * GET api/leaderboard/{game}: every speed's top players of a game key (`khan-tsin-3` too).
+ * @param {string} game
+ * @returns {Promise<import('./protocol.js').Leaderboard>}
+ */
+export function leaderboard(game) {
+  return request('GET', `api/leaderboard/${encodeURIComponent(game)}`);
+}
+
+/**
+ * GET api/users/{name}/rating-history.
+ * @param {string} name
+ * @returns {Promise<import('./protocol.js').RatingHistory>}
+ */
+export function ratingHistory(name) {
+  return request('GET', `api/users/${encodeURIComponent(name)}/rating-history`);
+}
+
+/**
  * GET api/rooms: the public rooms waiting for players.
  * @returns {Promise<import('./protocol.js').LobbyRoom[]>}
  */

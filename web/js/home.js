@@ -58,6 +58,9 @@ function listGames() {
   }));
 }
 
+/** Whether this browser is logged in (a rated game needs it). */
+let loggedIn = false;
+
 // Shows the fields of the chosen game and offers its seats.
 function refreshForm() {
   const info = chosenGame();
@@ -80,6 +83,8 @@ function refreshForm() {
   const chatOption = $input('#spectator-chat-option').closest('label');
   if (chatOption) chatOption.hidden = against === 'local';
   $('#visibility-field').hidden = against !== 'people';
+  // Rated games are between logged-in people.
+  $('#rated-field').hidden = against !== 'people' || !loggedIn;
   for (const el of $$('.computer-only')) el.hidden = against !== 'computer';
   for (const el of $$('.local-only')) el.hidden = against !== 'local';
   $('.clock-custom').hidden = $select('#clock').value !== 'custom';
@@ -137,6 +142,7 @@ function clockRequest() {
  * @property {number} [seats]
  * @property {import('./protocol.js').ClockSettings} [clock]
  * @property {{ seat: number, level: number }[]} [bots]
+ * @property {boolean} [rated]
  * @property {{ spectator_chat?: boolean, start_position?: string, colors?: Color[], layout?: string }} options
  */
 
@@ -190,6 +196,10 @@ function createRequest() {
   if (name) body.name = name;
   const clock = clockRequest();
   if (clock) body.clock = clock;
+  if (against === 'people' && loggedIn && $input('#rated-option').checked) {
+    if (!clock) throw new Error('home.rated_needs_clock');
+    body.rated = true;
+  }
   // Spectators may chat unless the creator says otherwise (a pass-and-play table has no chat).
   if (!local) body.options.spectator_chat = $input('#spectator-chat-option').checked;
   if (startPosition) {
@@ -310,10 +320,13 @@ onLanguageChange(() => {
 refreshLobby();
 setInterval(refreshLobby, LOBBY_REFRESH_MS);
 
-// The header names the logged-in account, linked to its page.
+// The header names the logged-in account, linked to its page; a logged-in player may make a
+// rated game.
 account()
   .then((me) => {
     if (!me) return;
+    loggedIn = true;
+    refreshForm();
     const link = $('#account-link');
     link.removeAttribute('data-i18n');
     link.textContent = me.name;
