@@ -265,7 +265,7 @@ impl Registry {
             );
             let choice = creator_choice(&request, state.seats.len())?;
             let (seat, mut events) = state
-                .decide_join(&choice, request.name.clone())
+                .decide_join_as(&choice, request.name.clone(), None, request.user)
                 .map_err(CreateError::Seat)?;
             let (seat_token, token_hash) = new_seat_token();
             let author = Some(Author { seat, cid: None });

@@ -28,6 +28,7 @@ mod dialect;
 pub mod postgres;
 mod profiles;
 mod queries;
+mod ratings;
 mod rows;
 pub mod sqlite;
 
