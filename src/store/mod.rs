@@ -29,6 +29,7 @@ pub mod postgres;
 mod profiles;
 mod queries;
 mod rows;
+mod seat_accounts;
 pub mod sqlite;
 
 use chrono::{DateTime, Timelike, Utc};
@@ -44,6 +45,7 @@ pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
     MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
 };
+pub use self::seat_accounts::{SeatAccount, mark_players};
 use self::sqlite::Lite;
 
 /// Errors of the store. None of them means a half-written command: a commit is all or nothing.
