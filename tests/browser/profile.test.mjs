@@ -161,6 +161,8 @@ test('a player\'s page: results, games, filters, head to head, private games, a 
   assert.ok((await dara.locator('#account-link').getAttribute('href')).endsWith('/@/Dara'));
   await dara.waitForSelector(`#my-games-done li[data-room="${g1}"]`);
   assert.ok((await dara.locator(`#my-games-done li[data-room="${g1}"] a.player-link`).getAttribute('href')).endsWith('/@/Sok'));
+  await dara.waitForSelector(`#recent-games li[data-room="${g1}"]`);
+  assert.ok((await dara.locator(`#recent-games li[data-room="${g1}"] a.player-link`).last().getAttribute('href')).endsWith('/@/Sok'));
 
   // Vann deletes the account: Dara's page and the game's page show a deleted player, unlinked.
   await vann.goto(`${server.url}/account`);
@@ -176,6 +178,10 @@ test('a player\'s page: results, games, filters, head to head, private games, a 
   await dara.waitForSelector('#room[data-ready="true"]');
   assert.equal(await dara.locator('#players li[data-seat="0"] .who').innerText(), 'White (deleted player)');
   assert.equal(await dara.locator('#players li[data-seat="0"] .who a').count(), 0);
+  await dara.goto(`${server.url}/`);
+  const recent = dara.locator(`#recent-games li[data-room="${g3}"]`);
+  await recent.waitFor();
+  assert.match(await recent.innerText(), /^Khan: White \(deleted player\) – Black \(Dara\)/);
   await openProfile(dara, 'vann');
   assert.equal(await dara.textContent('#player-name'), 'deleted player');
   assert.equal(await dara.locator('#deleted-note').isVisible(), true);
