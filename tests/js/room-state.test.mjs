@@ -262,3 +262,14 @@ test('chat frames count only from the first held seat\'s socket', () => {
   applyFrame(state, 0, { t: 'spectators', d: { count: 4 } }, NOW);
   assert.equal(state.spectators, 4);
 });
+
+test('seat_account gives a seat its account, or marks it deleted', () => {
+  const state = createRoomState({ held: [1] });
+  applyFrame(state, 1, snapshot(3), NOW);
+  applyFrame(state, 1, { t: 'seat_account', v: 4, d: { seat: 0, user: 'Dara' } }, NOW);
+  assert.deepEqual([state.seats[0].name, state.seats[0].user, state.seats[0].deleted], ['Dara', 'Dara', false]);
+  applyFrame(state, 1, { t: 'seat_account', v: 5, d: { seat: 0, user: 'Dara', deleted: true } }, NOW);
+  assert.equal(state.seats[0].deleted, true);
+  assert.equal(state.version, 5);
+  assert.equal(state.seats[1].user, undefined, 'the other seat is no account');
+});

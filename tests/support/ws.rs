@@ -301,3 +301,11 @@ pub async fn try_hello(
 fn is_lag(frame: &Value) -> bool {
     frame["t"] == "lag"
 }
+
+/// The output of `waiting` (a read such as `next_of`, which other frames such as `lag` keep
+/// alive), or a panic once [`WAIT`] has passed without it.
+pub async fn within<T>(waiting: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(WAIT, waiting)
+        .await
+        .expect("the awaited frame within the wait")
+}

@@ -333,7 +333,10 @@ const named = (key, seats = {}, params = {}) => ({ key, params, seats });
 function applyEvent(state, type, d, now) {
   switch (type) {
     case 'seat_taken':
-      Object.assign(state.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot });
+      Object.assign(state.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot, user: d.user, deleted: false });
+      break;
+    case 'seat_account':
+      if (state.seats[d.seat]) Object.assign(state.seats[d.seat], { user: d.user, deleted: d.deleted === true });
       break;
     case 'game_started':
       Object.assign(state, { status: 'playing', position: d.position, toMove: d.to_move });
