@@ -30,6 +30,7 @@ mod profiles;
 mod queries;
 mod ratings;
 mod rows;
+mod seat_accounts;
 pub mod sqlite;
 
 use chrono::{DateTime, Timelike, Utc};
@@ -47,6 +48,7 @@ pub use self::rows::{
     MoveRow, RatedGame, RatedSeat, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord,
     Visibility,
 };
+pub use self::seat_accounts::{SeatAccount, mark_players};
 use self::sqlite::Lite;
 
 /// Errors of the store. None of them means a half-written command: a commit is all or nothing.
