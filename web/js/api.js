@@ -273,7 +273,7 @@ export async function signOut(action) {
 
 /**
  * A player's profile (docs/protocol.md, "Players").
- * @typedef {{ name: string, member_since: string, deleted: boolean, games: { game: string, played: number, wins: number, draws: number, losses: number }[] }} Profile
+ * @typedef {{ name: string, member_since: string, deleted: boolean, games: { game: string, played: number, wins: number, draws: number, losses: number }[], ratings: import('./protocol.js').Ratings }} Profile
  */
 
 /**

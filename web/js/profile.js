@@ -5,12 +5,15 @@
 // also shows head to head (GET api/users/{name}/vs/{other}). Each opponent links to their own
 // page; a deleted account shows as a deleted player, unlinked. What the server answers is what
 // the viewer may see (a private game only to its own players), so this page counts nothing itself.
+// Between the results and the games, the player's ratings by game and speed (each with its
+// games, "?" while provisional) and their history as a plot (GET api/users/{name}/rating-history).
 
-import { gameUrl, headToHead, noticeWithHomeLink, userGames, userProfile } from './api.js';
+import { gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
 import { GAMES } from './games.js';
 import { errorText, language, onLanguageChange, setUpLanguage, t } from './i18n.js';
 import { against, profileUrl, withPlayer } from './who.js';
 import { $, $button, $input, $select } from './dom.js';
+import { renderRatings } from './ratings.js';
 
 /** @typedef {import('./api.js').Profile} Profile */
 /** @typedef {import('./api.js').PlayedGame} PlayedGame */
@@ -19,6 +22,8 @@ const name = decodeURIComponent(location.pathname.split('/').filter(Boolean).at(
 
 /** @type {Profile | null} */
 let profile = null;
+/** @type {import('./protocol.js').RatingHistory} */
+let ratingPoints = {};
 /** @type {PlayedGame[]} */
 let games = [];
 /** @type {string | null} */
@@ -100,6 +105,17 @@ function renderProfile() {
   const chosen = filters().game;
   select.replaceChildren(new Option(t('profile.all_games'), ''), ...GAMES.map((info) => new Option(t(`game.${info.id}`), info.id)));
   select.value = chosen;
+  renderRatingSection();
+}
+
+// A deleted account's page shows no ratings, as it shows no results.
+function renderRatingSection() {
+  if (!profile) return;
+  const ratings = profile.ratings ?? {};
+  const any = Object.keys(ratings).length > 0;
+  $('#ratings').hidden = profile.deleted;
+  $('#no-ratings').hidden = any;
+  renderRatings($('#rating-games'), ratings, ratingPoints);
 }
 
 function renderGames() {
@@ -185,6 +201,11 @@ async function start() {
   if (profile.deleted) {
     $('#profile').dataset.ready = 'true';
     return;
+  }
+  if (Object.keys(profile.ratings ?? {}).length > 0) {
+    // The ratings stand without their plot when the history cannot be had.
+    ratingPoints = await ratingHistory(name).catch(() => ({}));
+    renderRatingSection();
   }
   $('#filters').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -85,7 +85,7 @@ export function renderRatings(host, ratings, history) {
       const value = document.createElement('strong');
       value.textContent = ratingText(rating);
       if (rating.provisional) value.title = t('ratings.provisional');
-      li.append(`${t(`speed.${speed}`)} `, value, ` ${t('ratings.games', { count: rating.games })}`);
+      li.append(`${t(`speed.${speed}`)} `, value, ` ${t(rating.games === 1 ? 'ratings.one_game' : 'ratings.games', { count: rating.games })}`);
       list.append(li);
     }
     section.append(title, list, historyPlot(history[game] ?? {}));

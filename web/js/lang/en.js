@@ -439,6 +439,7 @@ export default {
   'ratings.three_players': '{game}, 3 players',
   'ratings.provisional': 'Provisional: too few games yet',
   'ratings.games': '({count} games)',
+  'ratings.one_game': '(1 game)',
   'ratings.history': 'Rating history',
   'ratings.none': 'No rated games yet.',
   'ratings.title': 'Ratings',

@@ -439,6 +439,7 @@ export default {
   'ratings.three_players': '{game} (3인)',
   'ratings.provisional': '임시 레이팅: 아직 대국 수가 적습니다',
   'ratings.games': '({count}판)',
+  'ratings.one_game': '(1판)',
   'ratings.history': '레이팅 기록',
   'ratings.none': '아직 레이팅 대국이 없습니다.',
   'ratings.title': '레이팅',
