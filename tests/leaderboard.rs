@@ -141,9 +141,14 @@ async fn scenario(url: &str) {
     assert_eq!(answer["speeds"]["rapid"], json!([]));
 
     for (path, status, code) in [
-        ("/api/leaderboard/chess", 404, "not_found"),
-        ("/api/leaderboard/khan-3", 404, "not_found"),
-        ("/api/leaderboard/khan?speed=bullet", 400, "bad_request"),
+        ("/api/leaderboard/chess", 400, "unknown_game"),
+        ("/api/leaderboard/khan-3", 400, "unknown_game"),
+        ("/api/leaderboard/khan?speed=bullet", 400, "bad_speed"),
+        (
+            "/api/leaderboard/khan?speed=blitz&speed=rapid",
+            400,
+            "bad_request",
+        ),
         ("/api/leaderboard/khan?limit=3", 400, "bad_request"),
     ] {
         let (got, answer) = get(addr, path).await;

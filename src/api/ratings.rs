@@ -4,6 +4,7 @@
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
 use super::AppState;
@@ -31,20 +32,25 @@ pub fn board_game(key: &str) -> Option<(GameKind, u8)> {
     }
 }
 
-/// The speeds a leaderboard query asks for: `speed=` one of the four words (each once), or every
-/// speed without it; anything else is 400 `bad_request`.
+/// The speeds a leaderboard query asks for: `speed=` one of the four words, or every speed
+/// without it. Errors: 400 `bad_speed` for another speed, 400 `bad_request` for another
+/// parameter or `speed` given twice.
 fn board_speeds(query: Option<&str>) -> Result<Vec<Speed>, ApiError> {
     let mut speeds = Vec::new();
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let speed = pair
-            .strip_prefix("speed=")
-            .and_then(|word| word.parse::<Speed>().ok())
-            .filter(|speed| !speeds.contains(speed))
-            .ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "{pair:?}: the query takes speed=blitz, rapid, classical or correspondence"
-                ))
-            })?;
+        let word = pair.strip_prefix("speed=").ok_or_else(|| {
+            ApiError::bad_request(format!("{pair:?}: the query takes speed= alone"))
+        })?;
+        let speed = word.parse::<Speed>().map_err(|_| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_speed",
+                format!("speed {word:?} is blitz, rapid, classical or correspondence"),
+            )
+        })?;
+        if !speeds.is_empty() {
+            return Err(ApiError::bad_request("speed is given once"));
+        }
         speeds.push(speed);
     }
     Ok(if speeds.is_empty() {
@@ -58,14 +64,19 @@ fn board_speeds(query: Option<&str>) -> Result<Vec<Speed>, ApiError> {
 /// "rating", "deviation", "games", "rated_at"}]}}`, the top [`LEADERBOARD_SIZE`] players of each
 /// speed asked for (every speed without `speed=`) whose rating is not provisional and who played
 /// a rated game of the pool in the last [`ACTIVE_DAYS`] days. `game` is a game's word or
-/// `khan-tsin-3`; another is 404 `not_found`.
+/// `khan-tsin-3`; another is 400 `unknown_game`. Errors of the query: see [`board_speeds`].
 pub async fn leaderboard(
     State(state): State<AppState>,
     ApiPath(game): ApiPath<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let (kind, players) =
-        board_game(&game).ok_or_else(|| ApiError::not_found(format!("no leaderboard {game:?}")))?;
+    let (kind, players) = board_game(&game).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "unknown_game",
+            format!("no leaderboard {game:?}: khan, ouk-chatrang, khan-tsin or khan-tsin-3"),
+        )
+    })?;
     let speeds = board_speeds(query.as_deref())?;
     let since = state.config.clock.now_utc() - chrono::Duration::days(ACTIVE_DAYS);
     let mut boards = Map::new();
@@ -192,8 +203,19 @@ mod tests {
             board_speeds(Some("speed=rapid")).ok(),
             Some(vec![Speed::Rapid])
         );
-        for bad in ["speed=bullet", "speed=rapid&speed=rapid", "page=2", "speed"] {
-            assert!(board_speeds(Some(bad)).is_err(), "{bad}");
+        for (bad, code) in [
+            ("speed=bullet", "bad_speed"),
+            ("speed=", "bad_speed"),
+            ("speed=rapid&speed=rapid", "bad_request"),
+            ("speed=rapid&speed=blitz", "bad_request"),
+            ("page=2", "bad_request"),
+            ("speed", "bad_request"),
+        ] {
+            assert_eq!(
+                board_speeds(Some(bad)).err().map(|e| e.code),
+                Some(code),
+                "{bad}"
+            );
         }
     }
 }

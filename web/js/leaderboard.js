@@ -80,10 +80,10 @@ async function start() {
   try {
     answer = await leaderboard(game);
   } catch (problem) {
-    const status = /** @type {import('./api.js').ApiError} */ (problem).status;
+    const { code } = /** @type {import('./api.js').ApiError} */ (problem);
     const notice = $('#notice');
     notice.hidden = false;
-    notice.textContent = t(status === 404 ? 'leaderboard.not_found' : 'leaderboard.unavailable');
+    notice.textContent = t(code === 'unknown_game' ? 'leaderboard.not_found' : 'leaderboard.unavailable');
   }
   render(answer);
   onLanguageChange(() => render(answer));
