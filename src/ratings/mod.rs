@@ -22,8 +22,7 @@ use skillratings::Outcomes;
 use skillratings::glicko2::Glicko2Rating;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating};
 
-use crate::domain::UnknownWord;
-use crate::room::state::TimeControl;
+use crate::domain::{TimeControl, UnknownWord};
 use crate::rules::{GameKind, Seat};
 
 /// A rating pool's speed, from its clock: `blitz`, `rapid`, `classical` or `correspondence`
@@ -319,7 +318,7 @@ fn weng_lin_of(rating: &PlayerRating) -> WengLinRating {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::room::state::{ClockSettings, CorrespondenceSettings};
+    use crate::domain::{ClockSettings, CorrespondenceSettings};
 
     fn fischer(initial_s: u32, increment_s: u32) -> Speed {
         Speed::of(&TimeControl::Fischer(ClockSettings {
@@ -342,7 +341,7 @@ mod tests {
         assert_eq!(fischer(1, 0), Speed::Blitz);
         assert_eq!(fischer(180, 2), Speed::Blitz);
         assert_eq!(fischer(10_800, 180), Speed::Classical);
-        for days_per_move in crate::room::state::DAYS_PER_MOVE {
+        for days_per_move in crate::domain::DAYS_PER_MOVE {
             let clock = TimeControl::Correspondence(CorrespondenceSettings { days_per_move });
             assert_eq!(Speed::of(&clock), Speed::Correspondence);
         }

@@ -30,8 +30,10 @@ mod views;
 
 pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
-pub use clocks::{ClockSettings, Clocks};
-pub use correspondence::{Correspondence, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
+pub use clocks::Clocks;
+pub use correspondence::Correspondence;
+// Time controls live on the floor both rooms and ratings stand on; re-exported at their old path.
+pub use crate::domain::{ClockSettings, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
 pub use lag::{LagEstimate, LagQuota, MAX_LAG_SAMPLE_MS};
 pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name, taken_by_account};
 pub use views::LegalMoves;
