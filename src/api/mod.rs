@@ -17,8 +17,10 @@ mod pgn;
 mod profile_exports;
 mod profiles;
 mod proxy;
+mod ratings;
 mod record;
 mod rest;
+mod seat_accounts;
 mod web;
 mod ws;
 
@@ -30,7 +32,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
@@ -154,6 +156,10 @@ fn routes(state: AppState) -> Router {
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))
         .route("/api/rooms/{reference}", get(rest::room_summary))
         .route("/api/rooms/{reference}/join", post(rest::join_room))
+        .route(
+            "/api/rooms/{room_id}/accounts",
+            put(seat_accounts::accounts_changed),
+        )
         .route("/api/my-games", post(my_games::my_games))
         .route("/api/games", get(games::recent))
         .route("/api/games/{room_id}", get(games::game_record))
@@ -161,6 +167,15 @@ fn routes(state: AppState) -> Router {
         .route("/api/games/{room_id}/record", get(games::game_text))
         .route("/api/users/{username}", get(profiles::profile))
         .route("/api/users/{username}/games", get(profiles::games))
+        .route(
+            "/api/users/{username}/rating-history",
+            get(ratings::history),
+        )
+        .route("/api/leaderboard/{game}", get(ratings::leaderboard))
+        .route(
+            "/api/users/{username}/vs/{other}",
+            get(profiles::head_to_head),
+        )
         .route(
             "/api/users/{username}/games.ndjson",
             get(profile_exports::ndjson),
@@ -191,6 +206,8 @@ fn routes(state: AppState) -> Router {
         .route("/login", get(web::login))
         .route("/account", get(web::account))
         .route("/g/{room_id}", get(web::game))
+        .route("/leaderboard/{game}", get(web::leaderboard))
+        .route("/@/{username}", get(web::profile))
         .route("/rules/{game}", get(web::rules))
         .route("/assets/{*path}", get(web::asset))
         .route("/api/whoami", get(rest::whoami))

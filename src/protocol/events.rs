@@ -29,6 +29,13 @@ pub struct SeatInfo {
     /// The level (1 to 5) of the computer opponent holding the seat; absent for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot: Option<Level>,
+    /// The username (as registered) of the account the seat belongs to; absent for an
+    /// anonymous seat, a bot's or a free one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Whether that account was deleted (shown as a deleted player); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
 }
 
 /// A game result on the wire: `{"winner": seat | null, "reason"}`.
@@ -38,6 +45,21 @@ pub struct ResultInfo {
     pub winner: Option<Seat>,
     /// Why the game ended, as the protocol's reason word (`checkmate`, `resignation`, ...).
     pub reason: EndReason,
+}
+
+/// One seat's rating change in a rated game (`game_over.d.ratings`, the snapshot's `ratings`,
+/// `GET /api/games/{room_id}`): its player's rating before and after the game on the
+/// 1500-centred display scale, each rounded to a whole point, and `diff` = `after − before`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The seat.
+    pub seat: Seat,
+    /// The rating before the game.
+    pub before: i64,
+    /// The rating after it.
+    pub after: i64,
+    /// `after − before`, e.g. `8` (shown "+8") or `-8`.
+    pub diff: i64,
 }
 
 impl From<Outcome> for ResultInfo {
@@ -144,6 +166,21 @@ pub enum Event {
         /// seat's token as `same_player`); absent when another person took it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         same_player_as: Option<Seat>,
+        /// The username of the account that took the seat (its player was logged in); absent
+        /// for an anonymous player or a bot.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<String>,
+    },
+    /// `seat_account`: the store now says a taken seat belongs to an account (its player gave
+    /// the account the seat's token, `POST /api/account/attach`), or that account was deleted.
+    SeatAccount {
+        /// The seat.
+        seat: Seat,
+        /// The account's username as registered.
+        user: String,
+        /// Whether the account was deleted; absent when not.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        deleted: bool,
     },
     /// `game_started`: the last free seat was taken and play begins; a position change.
     GameStarted {
@@ -239,6 +276,10 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         /// A timed game's final clocks (none runs any more); absent untimed.
         clock: Option<ClockInfo>,
+        /// A rated game's rating changes, one per seat in seat order; absent in a game that is
+        /// not rated (and in an aborted one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratings: Option<Vec<RatingChange>>,
     },
     /// `rematch`: every seat agreed to a rematch; the new room exists, already started, and each
     /// player's seat token of this room is also their token there.
@@ -347,6 +388,7 @@ impl Event {
     pub fn kind(&self) -> &'static str {
         match self {
             Event::SeatTaken { .. } => "seat_taken",
+            Event::SeatAccount { .. } => "seat_account",
             Event::GameStarted { .. } => "game_started",
             Event::Moved { .. } => "moved",
             Event::Offer(_) => "offer",
@@ -409,6 +451,9 @@ pub struct Snapshot {
     pub game: String,
     /// `waiting`, `playing` or `finished`.
     pub status: String,
+    /// Whether the game is rated (created with `"rated": true`).
+    #[serde(default)]
+    pub rated: bool,
     /// Every seat, in seat order.
     pub seats: Vec<SeatInfo>,
     /// The start position as given at creation (Ouk Chatrang: FEN); `moves` replay from it.
@@ -451,6 +496,10 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The result once the game is over; absent before.
     pub result: Option<ResultInfo>,
+    /// A rated game's rating changes once it is over (as its `game_over` gave them); absent
+    /// before, and in a game that is not rated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<Vec<RatingChange>>,
     /// Whether spectators may chat (the creator may turn it off).
     pub spectator_chat: bool,
     /// The rematch made after this game, once every seat agreed to one; absent before.

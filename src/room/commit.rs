@@ -145,6 +145,7 @@ pub(super) fn stage(
         new_room,
         epoch: None,
         flag_at: state.flag_at(),
+        ratings: None,
     })
 }
 
@@ -203,6 +204,7 @@ fn rematch_room(
             name: slot.name.clone(),
             bot: slot.bot,
             same_player_as,
+            user: slot.user.clone(),
         });
         seats.push(SeatRow {
             seat: moved.new_seat,
@@ -254,6 +256,7 @@ fn rematch_room(
             new_room: None,
             epoch: None,
             flag_at: fresh.flag_at(),
+            ratings: None,
         },
     })
 }

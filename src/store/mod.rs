@@ -28,7 +28,9 @@ mod dialect;
 pub mod postgres;
 mod profiles;
 mod queries;
+mod ratings;
 mod rows;
+mod seat_accounts;
 pub mod sqlite;
 
 use chrono::{DateTime, Timelike, Utc};
@@ -40,10 +42,13 @@ use crate::rules::Seat;
 pub use self::accounts::{ApiTokenRow, SessionRow, UserRow};
 use self::postgres::Pg;
 pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
+pub use self::ratings::{Leader, RatingChangeRow};
 pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
-    MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
+    MoveRow, RatedGame, RatedSeat, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord,
+    Visibility,
 };
+pub use self::seat_accounts::{SeatAccount, mark_players};
 use self::sqlite::Lite;
 
 /// Errors of the store. None of them means a half-written command: a commit is all or nothing.
@@ -93,6 +98,14 @@ pub enum StoreError {
     /// Applying the migrations at connect failed.
     #[error("migration: {0}")]
     Migrate(sqlx::migrate::MigrateError),
+    /// A rated game's commit found a player's stored rating changed since it was read (another
+    /// rated game of theirs in the pool ended in between): nothing was written; the room reloads
+    /// and the game's end is decided again from the new rating.
+    #[error("the rating of account {user_id} changed while the game's end was being stored")]
+    RatingChanged {
+        /// The account whose rating moved.
+        user_id: Uuid,
+    },
 }
 
 // By hand rather than `#[from]`, which would also make the wrapped error the `source`: its text is

@@ -5,7 +5,8 @@ import { account, createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
 import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
-import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+import { everyHeldSeat, keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+import { profileUrl } from './who.js';
 import { GAMES, gameInfo } from './games.js';
 import { $, $$, $button, $input, $select } from './dom.js';
 
@@ -58,6 +59,9 @@ function listGames() {
   }));
 }
 
+/** Whether this browser is logged in (a rated game needs it). */
+let loggedIn = false;
+
 // Shows the fields of the chosen game and offers its seats.
 function refreshForm() {
   const info = chosenGame();
@@ -80,6 +84,8 @@ function refreshForm() {
   const chatOption = $input('#spectator-chat-option').closest('label');
   if (chatOption) chatOption.hidden = against === 'local';
   $('#visibility-field').hidden = against !== 'people';
+  // Rated games are between logged-in people.
+  $('#rated-field').hidden = against !== 'people' || !loggedIn;
   for (const el of $$('.computer-only')) el.hidden = against !== 'computer';
   for (const el of $$('.local-only')) el.hidden = against !== 'local';
   $('.clock-custom').hidden = $select('#clock').value !== 'custom';
@@ -137,6 +143,7 @@ function clockRequest() {
  * @property {number} [seats]
  * @property {import('./protocol.js').ClockSettings} [clock]
  * @property {{ seat: number, level: number }[]} [bots]
+ * @property {boolean} [rated]
  * @property {{ spectator_chat?: boolean, start_position?: string, colors?: Color[], layout?: string }} options
  */
 
@@ -190,6 +197,10 @@ function createRequest() {
   if (name) body.name = name;
   const clock = clockRequest();
   if (clock) body.clock = clock;
+  if (against === 'people' && loggedIn && $input('#rated-option').checked) {
+    if (!clock) throw new Error('home.rated_needs_clock');
+    body.rated = true;
+  }
   // Spectators may chat unless the creator says otherwise (a pass-and-play table has no chat).
   if (!local) body.options.spectator_chat = $input('#spectator-chat-option').checked;
   if (startPosition) {
@@ -301,7 +312,10 @@ $('#refresh-lobby').addEventListener('click', refreshLobby);
 $('#refresh-recent').addEventListener('click', refreshRecent);
 refreshRecent();
 $('#refresh-my-games').addEventListener('click', refreshMyGames);
-refreshMyGames();
+// My games asks the server only when there is something to ask about: a seat this browser holds
+// (now), or the logged-in account's games (once the session is known).
+const holdsSeats = everyHeldSeat().length > 0;
+if (holdsSeats) refreshMyGames();
 onLanguageChange(() => {
   listGames();
   refreshForm();
@@ -310,13 +324,21 @@ onLanguageChange(() => {
 refreshLobby();
 setInterval(refreshLobby, LOBBY_REFRESH_MS);
 
-// The header names the logged-in account, linked to its page.
+// The header names the logged-in account, linked to the player's page, with the account's
+// settings beside it; `data-checked` says the page knows (the tests wait for it). A logged-in
+// player may make a rated game.
 account()
+  .catch(() => null)
   .then((me) => {
-    if (!me) return;
     const link = $('#account-link');
-    link.removeAttribute('data-i18n');
-    link.textContent = me.name;
-    link.setAttribute('href', 'account');
-  })
-  .catch(() => {});
+    if (me) {
+      loggedIn = true;
+      refreshForm();
+      link.removeAttribute('data-i18n');
+      link.textContent = me.name;
+      link.setAttribute('href', profileUrl(me.name));
+      $('#settings-link').hidden = false;
+      if (!holdsSeats) refreshMyGames();
+    }
+    link.dataset.checked = 'true';
+  });

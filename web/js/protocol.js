@@ -26,6 +26,8 @@
  * @property {boolean} [connected]
  * @property {boolean} [left]
  * @property {number} [bot]  the level (1 to 5) of a computer player holding the seat
+ * @property {string} [user]  the username of the seat's account
+ * @property {boolean} [deleted]  that account was deleted
  */
 
 /**
@@ -90,10 +92,16 @@
 /** @typedef {{ room_id: string, seat: number | null, role: string, game: GameId, version: number }} Welcome */
 
 /**
+ * A seat's rating change in a rated game: whole points, `diff` = `after - before`.
+ * @typedef {{ seat: number, before: number, after: number, diff: number }} RatingChange
+ */
+
+/**
  * @typedef {object} Snapshot
  * @property {string} room_id
  * @property {GameId} game
  * @property {RoomStatus} status
+ * @property {boolean} [rated]
  * @property {Seat[]} seats
  * @property {string} start_position
  * @property {string} position
@@ -111,12 +119,14 @@
  * @property {boolean} [spectator_chat]
  * @property {Counting} [counting]
  * @property {GameResult} [result]
+ * @property {RatingChange[]} [ratings]
  * @property {RematchInfo} [rematch]
  * @property {ChatMessage[]} [chat]
  * @property {ClockFrame} [clock]
  */
 
-/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number, same_player_as?: number }} SeatTaken */
+/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number, same_player_as?: number, user?: string }} SeatTaken */
+/** @typedef {{ seat: number, user: string, deleted?: boolean }} SeatAccount */
 
 /**
  * @typedef {object} GameStarted
@@ -168,7 +178,7 @@
  * @property {ClockFrame} [clock]
  */
 
-/** @typedef {{ result: GameResult, clock?: ClockFrame }} GameOver */
+/** @typedef {{ result: GameResult, clock?: ClockFrame, ratings?: RatingChange[] }} GameOver */
 /** @typedef {{ id: number, by?: number | null }} OfferDeclined */
 /** @typedef {{ id: number, by: number }} OfferAccepted */
 /** @typedef {{ seat: number }} Skipped */
@@ -186,6 +196,7 @@
  * @property {Welcome} welcome
  * @property {Snapshot} snapshot
  * @property {SeatTaken} seat_taken
+ * @property {SeatAccount} seat_account
  * @property {GameStarted} game_started
  * @property {Moved} moved
  * @property {OfferFrame} offer
@@ -229,6 +240,7 @@
  * @property {GameId} game
  * @property {RoomStatus} status
  * @property {string} visibility
+ * @property {boolean} rated
  * @property {Seat[]} seats
  * @property {number} version
  * @property {string} invite_code
@@ -255,7 +267,7 @@
  * @property {ClockSettings | null} [clock]
  */
 
-/** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null }} RecordPlayer */
+/** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null, user?: string, deleted?: boolean }} RecordPlayer */
 
 /**
  * A room of a seat this browser holds (`POST /api/my-games`).
@@ -265,7 +277,7 @@
  * @property {GameId} game
  * @property {RoomStatus} status
  * @property {number} seat
- * @property {{ seat: number, name: string | null }[]} players
+ * @property {{ seat: number, name: string | null, user?: string, deleted?: boolean }[]} players
  * @property {number | null} to_move
  * @property {boolean} your_turn
  * @property {GameResult | null} result
@@ -303,6 +315,31 @@
  * @property {Counting} [counting]
  * @property {{ ply: number, counting?: Counting }[]} [extra_history]
  * @property {ChatMessage[]} [chat]
+ * @property {RatingChange[]} [ratings]
  */
+
+/**
+ * One rating of an account (its profile's `ratings`): Glicko-2's `rd` and `volatility`, or for
+ * three-player Khan-Tsin Weng-Lin's `mu` and `sigma`.
+ * @typedef {object} Rating
+ * @property {number} rating
+ * @property {number} games
+ * @property {boolean} provisional
+ * @property {number} [rd]
+ * @property {number} [volatility]
+ * @property {number} [mu]
+ * @property {number} [sigma]
+ */
+
+/** @typedef {Record<string, Partial<Record<string, Rating>>>} Ratings  game key -> speed -> rating */
+
+/** @typedef {Record<string, Partial<Record<string, { at: string, rating: number }[]>>>} RatingHistory */
+
+/**
+ * A leaderboard's player (`GET /api/leaderboard/{game}`).
+ * @typedef {{ rank: number, name: string, rating: number, deviation: number, games: number, rated_at: string }} Leader
+ */
+
+/** @typedef {{ game: string, speeds: Partial<Record<string, Leader[]>> }} Leaderboard */
 
 export {};

@@ -10,11 +10,13 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
-use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice};
+use crate::room::rated;
+use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice, taken_by_account};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
-use crate::store::{ChatAnswer, RoomStatus, StoreError};
+use crate::store::SeatAccount;
+use crate::store::{ChatAnswer, RatedGame, RoomStatus, StoreError};
 use crate::telemetry;
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -69,9 +71,38 @@ impl Authority {
                 reason: EndReason::Aborted,
             },
             clock: None,
+            ratings: None,
         };
         if self.persist(&[event], None, None, None).await.is_ok() {
             info!("waiting room expired");
+        }
+    }
+
+    /// Takes what the store says of the seats' accounts: a person's seat gets its account (its
+    /// player resumes it by logging in), and each seat whose account the room did not show, or
+    /// now shows deleted, makes a `seat_account` event, stored and published like any.
+    pub(super) async fn accounts_changed(&mut self, accounts: Vec<SeatAccount>) {
+        let mut events = Vec::new();
+        for account in accounts {
+            let Some(slot) = self.state.seats.get_mut(usize::from(account.seat)) else {
+                continue;
+            };
+            if !slot.taken || slot.bot.is_some() {
+                continue;
+            }
+            slot.user_id = Some(account.user_id);
+            if slot.user.as_deref() != Some(account.name.as_str())
+                || slot.deleted != account.deleted
+            {
+                events.push(Event::SeatAccount {
+                    seat: account.seat,
+                    user: account.name,
+                    deleted: account.deleted,
+                });
+            }
+        }
+        if !events.is_empty() && self.persist(&events, None, None, None).await.is_ok() {
+            info!(seats = events.len(), "seats' accounts announced");
         }
     }
 
@@ -90,8 +121,11 @@ impl Authority {
             .map_err(JoinError::Refused)?;
         let (seat, mut events) = self
             .state
-            .decide_join_as(&choice, name, same_player_as)
+            .decide_join_as(&choice, name, same_player_as, user_id)
             .map_err(JoinError::Refused)?;
+        if user_id.is_some() {
+            taken_by_account(&mut events);
+        }
         let now = self.settings.clock.now_utc();
         self.state.stamp_clocks(&mut events, 0, 0, now);
         let (seat_token, token_hash) = new_seat_token();
@@ -342,6 +376,15 @@ impl Authority {
         }
         let (version_before, status_before) = (self.state.version, self.state.status);
         let now = self.settings.clock.now_utc();
+        let (rated_events, ratings) = match self.rate_end(events, author, new_seat, now).await {
+            Ok(rated) => rated.unzip(),
+            Err(e) => {
+                warn!(error = %e, "the players' ratings could not be read; the room reloads");
+                self.discard_staged(version_before, status_before);
+                return Err(NotStored);
+            }
+        };
+        let events = rated_events.as_deref().unwrap_or(events);
         let mut commit = match stage(&mut self.state, events, author, new_seat, now) {
             Ok(commit) => commit,
             Err(e) => {
@@ -351,6 +394,7 @@ impl Authority {
             }
         };
         commit.epoch = self.ownership.as_ref().map(Ownership::epoch);
+        commit.ratings = ratings;
         let writing = tokio::time::Instant::now();
         let written = self.store.commit(&commit).await;
         telemetry::db_write(writing.elapsed());
@@ -386,6 +430,34 @@ impl Authority {
             telemetry::move_stage("broadcast", received.elapsed());
         }
         Ok(self.state.version)
+    }
+
+    /// When `events` end a rated game: the events with the rating changes in their `game_over`,
+    /// and the rows its commit writes, from the players' ratings read now (see
+    /// [`rated`](crate::room::rated)); `None` for every other change. The events are staged on
+    /// a copy of the state to see the end (who won, who left when): a rated game ends once.
+    async fn rate_end(
+        &self,
+        events: &[Event],
+        author: Option<Author<'_>>,
+        new_seat: Option<NewSeat>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<(Vec<Event>, RatedGame)>, StoreError> {
+        let ends = events.iter().any(|e| matches!(e, Event::GameOver { .. }));
+        if !self.state.rated || !ends || self.state.result.is_some() {
+            return Ok(None);
+        }
+        let mut ended = self.state.clone();
+        if stage(&mut ended, events, author, new_seat, now).is_err() {
+            // The real staging fails the same way, and says so.
+            return Ok(None);
+        }
+        let Some((users, pool)) = rated::rated_players(&ended) else {
+            return Ok(None);
+        };
+        let before = self.store.ratings_of(&users, pool).await?;
+        let (changes, rows) = rated::rate(&ended, (&users, pool), &before, now);
+        Ok(Some((rated::with_changes(events, &changes), rows)))
     }
 
     /// After a staging or commit that failed: the state is ahead of the database (staging

@@ -414,7 +414,7 @@ impl Authority {
             Request::Disconnect { .. }
             | Request::Lag { .. }
             | Request::Summary { .. }
-            | Request::Attached { .. } => {}
+            | Request::Accounts { .. } => {}
         }
     }
 
@@ -529,14 +529,7 @@ impl Authority {
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
-            Request::Attached { token_hash, user } => {
-                if let Some(seat) = self.state.seat_of_token(&token_hash)
-                    && let Some(slot) = self.state.seats.get_mut(usize::from(seat))
-                    && slot.bot.is_none()
-                {
-                    slot.user_id.get_or_insert(user);
-                }
-            }
+            Request::Accounts { accounts } => self.accounts_changed(accounts).await,
         }
     }
 
@@ -547,6 +540,7 @@ impl Authority {
             game: s.kind(),
             status: s.status.as_str().to_owned(),
             visibility: s.visibility.as_str().to_owned(),
+            rated: s.rated,
             seats: s.seat_infos(&self.presence.connected()),
             version: s.version,
             invite_code: s.invite_code.clone(),

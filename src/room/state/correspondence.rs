@@ -11,64 +11,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{ClockSettings, Clocks, RoomState};
+use super::{Clocks, RoomState};
+use crate::domain::{ClockSettings, CorrespondenceSettings, TimeControl};
 use crate::protocol::{ClockInfo, Event};
-
-/// The days a correspondence room may give per move.
-pub const DAYS_PER_MOVE: [u32; 6] = [1, 2, 3, 5, 7, 14];
-
-/// Milliseconds in a day.
-const DAY_MS: u64 = 86_400_000;
-
-/// A correspondence room's setting (`clock` of the create request, kept in the room's `options`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CorrespondenceSettings {
-    /// The days each move may take: one of [`DAYS_PER_MOVE`].
-    pub days_per_move: u32,
-}
-
-impl CorrespondenceSettings {
-    /// The time each move may take, in milliseconds.
-    pub fn move_ms(&self) -> u64 {
-        u64::from(self.days_per_move) * DAY_MS
-    }
-}
-
-/// A room's time control, as the create request's `clock` gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(untagged)]
-pub enum TimeControl {
-    /// `{"initial_s", "increment_s"}`: a Fischer clock.
-    Fischer(ClockSettings),
-    /// `{"days_per_move"}`: a correspondence game.
-    Correspondence(CorrespondenceSettings),
-}
-
-impl TimeControl {
-    /// Reads and checks a `clock` object: `{"initial_s", "increment_s"}` in their bounds, or
-    /// `{"days_per_move"}` with one of [`DAYS_PER_MOVE`]. The error is a sentence for people.
-    pub fn parse(clock: &serde_json::Value) -> Result<Self, String> {
-        if clock.get("days_per_move").is_some() {
-            let settings: CorrespondenceSettings = serde_json::from_value(clock.clone())
-                .map_err(|e| format!("clock is {{\"days_per_move\"}} alone: {e}"))?;
-            if !DAYS_PER_MOVE.contains(&settings.days_per_move) {
-                return Err(format!(
-                    "clock.days_per_move is one of {DAYS_PER_MOVE:?}, not {}",
-                    settings.days_per_move
-                ));
-            }
-            return Ok(TimeControl::Correspondence(settings));
-        }
-        let settings: ClockSettings = serde_json::from_value(clock.clone()).map_err(|e| {
-            format!(
-                "clock is null, {{\"initial_s\", \"increment_s\"}} or {{\"days_per_move\"}}: {e}"
-            )
-        })?;
-        settings.validate()?;
-        Ok(TimeControl::Fischer(settings))
-    }
-}
 
 /// What a correspondence room's state knows beyond its clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +53,12 @@ pub(super) fn time_control(
             (clock, Some(correspondence))
         }
     };
-    (Some(Clocks::new(settings, seats)), correspondence)
+    let clocks = match correspondence {
+        // Moves days apart have no round trip worth giving back: no lag quotas.
+        Some(_) => Clocks::uncompensated(settings, seats),
+        None => Clocks::new(settings, seats),
+    };
+    (Some(clocks), correspondence)
 }
 
 /// The `clock` an event carries, if any.
@@ -175,7 +125,7 @@ mod tests {
 
     use super::super::testing::{apply_all, stamped_move, timed_room, two_player_room};
     use super::*;
-    use crate::domain::RoomStatus;
+    use crate::domain::{DAY_MS, DAYS_PER_MOVE, RoomStatus};
     use crate::rules::{EndReason, GameKind};
 
     const HOUR_MS: u64 = 3_600_000;
@@ -235,6 +185,16 @@ mod tests {
             vec![2 * DAY_MS - 5 * HOUR_MS, 3 * DAY_MS]
         );
         assert_eq!(view.days_per_move, Some(3));
+    }
+
+    #[test]
+    fn a_correspondence_move_gets_no_lag_compensation() {
+        let mut room = correspondence_room(3);
+        assert_eq!(room.clock.as_ref().map(|c| c.lag.len()), Some(0));
+        assert_eq!(room.lag_compensation(0, Some(600), 2 * HOUR_MS), 0);
+        // A Fischer room's seats each have a quota.
+        let mut fischer = timed_room(GameKind::Khan, None, 300, 3);
+        assert_eq!(fischer.lag_compensation(0, Some(600), 2_000), 600);
     }
 
     #[test]

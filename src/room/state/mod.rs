@@ -30,10 +30,12 @@ mod views;
 
 pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
-pub use clocks::{ClockSettings, Clocks};
-pub use correspondence::{Correspondence, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
+pub use clocks::Clocks;
+pub use correspondence::Correspondence;
+// Time controls live on the floor both rooms and ratings stand on; re-exported at their old path.
+pub use crate::domain::{ClockSettings, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
 pub use lag::{LagEstimate, LagQuota, MAX_LAG_SAMPLE_MS};
-pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
+pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name, taken_by_account};
 pub use views::LegalMoves;
 
 use chrono::{DateTime, Utc};
@@ -42,7 +44,8 @@ use uuid::Uuid;
 
 use crate::domain::{RoomStatus, Visibility};
 use crate::protocol::{
-    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RematchInfo, ResultInfo,
+    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RatingChange, RematchInfo,
+    ResultInfo,
 };
 use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 
@@ -125,8 +128,12 @@ pub struct RoomState {
     pub invite_code: String,
     /// Whether the lobby lists the room.
     pub visibility: Visibility,
-    /// The `options` object of the create request, as given (e.g. `start_position`).
+    /// The `options` object of the create request, as given (e.g. `start_position`), with the
+    /// request's `clock` and `rated` kept in it.
     pub options: Value,
+    /// Whether the game is rated ([`crate::domain::is_rated`] of `options`): every seat is a
+    /// logged-in player's, no bot plays, and its end changes the players' ratings.
+    pub rated: bool,
     /// The start position as given, or the game's standard start; stored moves replay from it.
     pub start_position: String,
     /// When the room was created (UTC).
@@ -152,8 +159,12 @@ pub struct RoomState {
     draw_offered_at: Vec<Option<usize>>,
     /// Per seat, the number of moves played when it left a game that went on without it.
     left_after: Vec<Option<usize>>,
+    /// The seats that left a game that went on without them, in the order they left.
+    pub leavers: Vec<Seat>,
     /// The outcome, once a `game_over` has been applied.
     pub result: Option<Outcome>,
+    /// A rated game's rating changes, once its `game_over` has been applied.
+    pub ratings: Option<Vec<RatingChange>>,
     /// When `game_started` was applied.
     pub started_at: Option<DateTime<Utc>>,
     /// When `game_over` was applied.
@@ -226,7 +237,9 @@ impl RoomState {
             next_offer_id: 1,
             draw_offered_at: vec![None; seats_len],
             left_after: vec![None; seats_len],
+            leavers: Vec::new(),
             result: None,
+            ratings: None,
             started_at: None,
             finished_at: None,
             creator: None,
@@ -240,6 +253,7 @@ impl RoomState {
             rematch: None,
             clock,
             correspondence,
+            rated: crate::domain::is_rated(&options),
             options,
         }
     }
@@ -333,8 +347,14 @@ impl RoomState {
                 name,
                 bot,
                 same_player_as,
+                user,
                 ..
-            } => self.apply_seat_taken(v, *seat, name, *bot, *same_player_as)?,
+            } => self.apply_seat_taken(v, *seat, name, *bot, *same_player_as, user)?,
+            Event::SeatAccount {
+                seat,
+                user,
+                deleted,
+            } => self.apply_seat_account(*seat, user, *deleted)?,
             Event::GameStarted { clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 self.status = RoomStatus::Playing;
@@ -375,9 +395,14 @@ impl RoomState {
                     self.position_version = v;
                 }
             }
-            Event::GameOver { result, clock } => {
+            Event::GameOver {
+                result,
+                clock,
+                ratings,
+            } => {
                 self.apply_clock(clock.as_ref());
                 self.result = Some(Outcome::from(*result));
+                self.ratings.clone_from(ratings);
                 if let Some(clocks) = &mut self.clock {
                     clocks.running = None;
                 }
@@ -415,5 +440,6 @@ fn game_over(outcome: Outcome) -> Event {
     Event::GameOver {
         result: ResultInfo::from(outcome),
         clock: None,
+        ratings: None,
     }
 }

@@ -2,6 +2,7 @@
 //! seat from its token.
 
 use rand::seq::IteratorRandom;
+use uuid::Uuid;
 
 use super::{Refusal, RoomState};
 use crate::bot::Level;
@@ -31,6 +32,12 @@ pub enum JoinRefusal {
     NoSuchSeat(String),
     /// The `same_player` token of the join holds no seat of this room (HTTP 403 `bad_token`).
     BadToken,
+    /// A rated room's seat taken by nobody's account: every seat of a rated game belongs to a
+    /// logged-in player (HTTP 401 `login_required`).
+    LoginRequired,
+    /// A rated room's seat taken by the account that holds another of its seats (HTTP 409
+    /// `already_seated`): a rated game is played between different accounts.
+    AlreadySeated(Seat),
 }
 
 /// One seat of the room.
@@ -47,10 +54,31 @@ pub struct SeatSlot {
     pub bot: Option<Level>,
     /// The account the seat belongs to: its player resumes it by logging in, without the seat
     /// token. `None` for an anonymous seat or a bot's.
-    pub user_id: Option<uuid::Uuid>,
+    pub user_id: Option<Uuid>,
     /// The seat whose holder took this one too (a pass-and-play table); `None` when the seat's
     /// holder took no other seat before it.
     pub same_player_as: Option<Seat>,
+    /// The username of the seat's account, as shown (`seat_taken`, `seat_account`, or the store
+    /// when the room is loaded); `None` for an anonymous seat or a bot's.
+    pub user: Option<String>,
+    /// Whether the seat's account was deleted (shown as a deleted player).
+    pub deleted: bool,
+}
+
+/// Marks the `seat_taken` events of `events` as taken by a logged-in player, whose name is
+/// their username (`auth::player` gives it): the event says so (`user`), so every page links it.
+pub fn taken_by_account(events: &mut [Event]) {
+    for event in events {
+        if let Event::SeatTaken {
+            name,
+            user,
+            bot: None,
+            ..
+        } = event
+        {
+            user.clone_from(name);
+        }
+    }
 }
 
 /// The name a computer opponent plays under, e.g. `Computer (level 3)`.
@@ -60,7 +88,7 @@ pub fn bot_name(level: Level) -> String {
 
 impl RoomState {
     /// The seat of the account `user_id` (the first, should it hold several).
-    pub fn seat_of_user(&self, user_id: uuid::Uuid) -> Option<Seat> {
+    pub fn seat_of_user(&self, user_id: Uuid) -> Option<Seat> {
         self.seats
             .iter()
             .position(|slot| slot.user_id == Some(user_id))
@@ -82,22 +110,32 @@ impl RoomState {
         choice: &SeatChoice,
         name: Option<String>,
     ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
-        self.decide_join_as(choice, name, None)
+        self.decide_join_as(choice, name, None, None)
     }
 
-    /// As [`RoomState::decide_join`], by the holder of seat `same_player_as` when it is `Some` (a
-    /// pass-and-play table taking its other seats): the `seat_taken` says so, and that player
-    /// answers for both seats (see [`RoomState::same_player`]).
+    /// As [`RoomState::decide_join`], by the account `user` (`None`: an anonymous player), and
+    /// by the holder of seat `same_player_as` when it is `Some` (a pass-and-play table taking its
+    /// other seats): the `seat_taken` says so, and that player answers for both seats (see
+    /// [`RoomState::same_player`]). A rated room refuses an anonymous player
+    /// ([`JoinRefusal::LoginRequired`]) and an account that holds one of its seats already
+    /// ([`JoinRefusal::AlreadySeated`]).
     pub fn decide_join_as(
         &self,
         choice: &SeatChoice,
         name: Option<String>,
         same_player_as: Option<Seat>,
+        user: Option<Uuid>,
     ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
         let free = |seat: &Seat| !self.seats[usize::from(*seat)].taken;
         let all: Vec<Seat> = (0..self.game.players()).collect();
         if self.status != RoomStatus::Waiting || !all.iter().any(free) {
             return Err(JoinRefusal::RoomFull);
+        }
+        if self.rated {
+            let user = user.ok_or(JoinRefusal::LoginRequired)?;
+            if let Some(seat) = self.seat_of_user(user) {
+                return Err(JoinRefusal::AlreadySeated(seat));
+            }
         }
         let seat = match choice {
             SeatChoice::Random => all
@@ -132,6 +170,12 @@ impl RoomState {
     /// `bot`, and `game_started` when it was the last free seat. Refused (`cannot_add_bot`) unless
     /// the room is waiting and `seat` is one of its free seats.
     pub fn decide_bot_join(&self, seat: Seat, level: Level) -> Result<Vec<Event>, Refusal> {
+        if self.rated {
+            return Err(Refusal::new(
+                Code::CannotAddBot,
+                "a rated game is played by logged-in players only: no bot takes a seat",
+            ));
+        }
         if self.status != RoomStatus::Waiting {
             return Err(Refusal::new(
                 Code::CannotAddBot,
@@ -186,6 +230,7 @@ impl RoomState {
         name: &Option<String>,
         bot: Option<Level>,
         same_player_as: Option<Seat>,
+        user: &Option<String>,
     ) -> Result<(), String> {
         if same_player_as
             .is_some_and(|other| other == seat || usize::from(other) >= self.seats.len())
@@ -202,9 +247,28 @@ impl RoomState {
         slot.name.clone_from(name);
         slot.bot = bot;
         slot.same_player_as = same_player_as;
+        slot.user.clone_from(user);
+        slot.deleted = false;
         if v == 1 {
             self.creator = Some(seat);
         }
+        Ok(())
+    }
+
+    /// Applies `seat_account`: the taken `seat` belongs to the account `user`, deleted or not.
+    pub(super) fn apply_seat_account(
+        &mut self,
+        seat: Seat,
+        user: &str,
+        deleted: bool,
+    ) -> Result<(), String> {
+        let slot = self
+            .seats
+            .get_mut(usize::from(seat))
+            .filter(|slot| slot.taken && slot.bot.is_none())
+            .ok_or_else(|| format!("seat_account names seat {seat}, which no person holds"))?;
+        slot.user = Some(user.to_owned());
+        slot.deleted = deleted;
         Ok(())
     }
 
@@ -222,6 +286,7 @@ impl RoomState {
             name,
             bot,
             same_player_as,
+            user: None,
         }];
         if self.seats.iter().filter(|slot| slot.taken).count() + 1 == self.seats.len() {
             events.push(Event::GameStarted {

@@ -49,6 +49,8 @@ impl RoomState {
                     connected: connected.get(i).copied().unwrap_or(false),
                     left: !in_play.contains(&seat),
                     bot: slot.bot,
+                    user: slot.user.clone(),
+                    deleted: slot.deleted,
                 }
             })
             .collect()
@@ -67,6 +69,7 @@ impl RoomState {
             room_id: self.id,
             game: self.kind().as_str().to_owned(),
             status: self.status.as_str().to_owned(),
+            rated: self.rated,
             seats: self.seat_infos(connected),
             start_position: self.start_position.clone(),
             position: self.game.position(),
@@ -87,6 +90,7 @@ impl RoomState {
             extra: self.game.extra(),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
+            ratings: self.ratings.clone(),
             spectator_chat: self.spectator_chat,
             rematch: self.rematch.clone(),
             chat: Vec::new(),
