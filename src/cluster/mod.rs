@@ -31,7 +31,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::config::ClusterMode;
-use crate::store::postgres::{Owner, PgStore};
+use crate::store::postgres::{Claim, Owner, PgStore};
 use crate::store::{Store, StoreError};
 use crate::telemetry;
 
@@ -324,22 +324,32 @@ impl Node {
         room: &crate::store::RoomRow,
         commit: &crate::store::Commit,
     ) -> Result<Ownership, StoreError> {
-        let lease = *self.lease.borrow();
         let fenced = StoreError::OwnedElsewhere { room_id: room.id };
-        if !lease.serving {
-            return Err(fenced);
-        }
+        let lease = self.serving_lease().ok_or(fenced)?;
         let claim = self
             .store
             .create_owned_room(self.id, room, commit)
             .await?
-            .ok_or(fenced)?;
-        Ok(Ownership {
+            .ok_or(StoreError::OwnedElsewhere { room_id: room.id })?;
+        Ok(self.owned(lease, claim))
+    }
+
+    /// The lease as it stands before this node creates rooms in a transaction of its own
+    /// (a pairing, an accepted challenge), claiming them there: `None` while it is fenced.
+    pub fn serving_lease(&self) -> Option<Lease> {
+        let lease = *self.lease.borrow();
+        lease.serving.then_some(lease)
+    }
+
+    /// The ownership of a room this node created and claimed (`claim`) under `lease` (read by
+    /// [`Node::serving_lease`] before the transaction), which its task must carry.
+    pub fn owned(&self, lease: Lease, claim: Claim) -> Ownership {
+        Ownership {
             epoch: claim.epoch,
             generation: lease.generation,
             lease: self.lease.clone(),
             fence: self.fence.clone(),
-        })
+        }
     }
 
     /// Gives up every room of this node at once, so another node claims them without waiting

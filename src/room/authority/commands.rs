@@ -14,6 +14,7 @@ use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
+use crate::site::{SiteFrame, YourTurn};
 use crate::store::{ChatAnswer, RoomStatus, StoreError};
 use crate::telemetry;
 
@@ -332,6 +333,7 @@ impl Authority {
         received: Option<tokio::time::Instant>,
     ) -> Result<i64, NotStored> {
         let (version_before, status_before) = (self.state.version, self.state.status);
+        let on_move_before = self.state.seat_on_move();
         let now = self.settings.clock.now_utc();
         let mut commit = match stage(&mut self.state, events, author, new_seat, now) {
             Ok(commit) => commit,
@@ -376,7 +378,39 @@ impl Authority {
         if let Some(received) = received {
             telemetry::move_stage("broadcast", received.elapsed());
         }
+        self.tell_turn(on_move_before);
         Ok(self.state.version)
+    }
+
+    /// Tells the account of the seat now on move, if a change put it there, that it is its
+    /// turn (the site channel's `your_turn`): one notice, and only for a seat of an account.
+    fn tell_turn(&self, before: Option<Seat>) {
+        if self.state.status != RoomStatus::Playing {
+            return;
+        }
+        let Some(seat) = self
+            .state
+            .seat_on_move()
+            .filter(|&seat| Some(seat) != before)
+        else {
+            return;
+        };
+        let Some(user) = self
+            .state
+            .seats
+            .get(usize::from(seat))
+            .and_then(|slot| slot.user_id)
+        else {
+            return;
+        };
+        let turn = YourTurn {
+            room_id: self.state.id,
+            invite_code: self.state.invite_code.clone(),
+            game: self.state.kind(),
+            seat,
+            v: self.state.version,
+        };
+        self.settings.site.tell(user, &SiteFrame::YourTurn(turn));
     }
 
     /// After a staging or commit that failed: the state is ahead of the database (staging

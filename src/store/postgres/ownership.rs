@@ -35,7 +35,7 @@ pub struct Owner {
 }
 
 /// See [`PgStore::claim_room`]; on `conn`, so that a creation can claim in its transaction.
-async fn claim(
+pub(in crate::store) async fn claim(
     conn: &mut PgConnection,
     node: Uuid,
     room_id: Uuid,
