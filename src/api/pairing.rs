@@ -151,8 +151,12 @@ fn shutting_down() -> ApiError {
     )
 }
 
-/// `GET /api/pairing/pools`: `{"hold_s", "pools": [{"id", "game", "seats", "clock"}]}`.
-pub async fn pools(State(state): State<AppState>) -> Json<Value> {
+/// `GET /api/pairing/pools`: `{"hold_s", "pools": [{"id", "game", "seats", "clock", "waiting":
+/// {"casual", "rated"}}]}`, `waiting` counting the players waiting now on every node.
+pub async fn pools(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let counts = state.pairing.waiting_counts().await?;
+    let waiting =
+        |pool: &crate::pairing::Pool, rated| counts.get(&pool.key(rated)).copied().unwrap_or(0);
     let pools: Vec<Value> = state
         .pairing
         .pools()
@@ -164,8 +168,11 @@ pub async fn pools(State(state): State<AppState>) -> Json<Value> {
                 "game": pool.game,
                 "seats": pool.players,
                 "clock": pool.clock_json(),
+                "waiting": {"casual": waiting(pool, false), "rated": waiting(pool, true)},
             })
         })
         .collect();
-    Json(json!({ "hold_s": state.pairing.hold().as_secs(), "pools": pools }))
+    Ok(Json(
+        json!({ "hold_s": state.pairing.hold().as_secs(), "pools": pools }),
+    ))
 }

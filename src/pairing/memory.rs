@@ -41,9 +41,13 @@ impl Memory {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// How many players wait in the pool `key`.
-    pub fn waiting(&self, key: &str) -> usize {
-        self.pools().get(key).map_or(0, Vec::len)
+    /// How many players wait in each pool that has any, by pool key.
+    pub fn waiting_counts(&self) -> HashMap<String, usize> {
+        self.pools()
+            .iter()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(key, list)| (key.clone(), list.len()))
+            .collect()
     }
 }
 

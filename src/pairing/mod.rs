@@ -188,6 +188,17 @@ impl Pairing {
         self.wake.clone()
     }
 
+    /// How many players wait in each pool that has any (on every node), by pool key (see
+    /// [`Pool::key`]).
+    pub async fn waiting_counts(
+        &self,
+    ) -> Result<std::collections::HashMap<String, usize>, StoreError> {
+        match &self.queue {
+            Queue::Memory(memory) => Ok(memory.waiting_counts()),
+            Queue::Shared(shared) => shared.waiting_counts().await,
+        }
+    }
+
     /// Waits in `entry`'s pool for a game: `Ok(Some(seat))` once paired, `Ok(None)` when
     /// nobody came within the hold. Dropping the future leaves the pool. Errors:
     /// [`PairingError::AlreadyWaiting`]; [`PairingError::Unavailable`].

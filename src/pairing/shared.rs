@@ -65,6 +65,17 @@ impl Shared {
         })
     }
 
+    /// How many players wait in each pool that has any (on every node), by pool key.
+    pub async fn waiting_counts(&self) -> Result<HashMap<String, usize>, StoreError> {
+        Ok(self
+            .pg
+            .waiting_counts()
+            .await?
+            .into_iter()
+            .map(|(key, n)| (key, usize::try_from(n).unwrap_or(0)))
+            .collect())
+    }
+
     fn local(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Local>> {
         // Entries are inserted and removed whole: a panic cannot leave one half-made.
         self.local

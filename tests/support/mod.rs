@@ -11,6 +11,7 @@ pub mod data;
 pub mod db;
 pub mod netem;
 pub mod nginx;
+pub mod pairing;
 pub mod rooms;
 pub mod server;
 pub mod stream;

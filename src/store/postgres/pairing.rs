@@ -140,6 +140,15 @@ impl PgStore {
         )
     }
 
+    /// How many players wait in each pool that has any, by pool key.
+    pub async fn waiting_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT pool, count(*) FROM pairing_waiting WHERE room_id IS NULL GROUP BY pool",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     /// Those of the entries `ids` that have been paired.
     pub async fn paired_rows(&self, ids: &[Uuid]) -> Result<Vec<PairedRow>, StoreError> {
         let rows = sqlx::query(
