@@ -122,6 +122,13 @@ impl UnknownWord {
     }
 }
 
+/// Whether a room's `options` (as stored with it) make it rated: `"rated": true`, which a rated
+/// create request puts there beside its `clock`, so a restart and a rematch find it as they find
+/// the clock. The store writes it to `rooms.rated` too, for queries.
+pub fn is_rated(options: &Value) -> bool {
+    options.get("rated") == Some(&Value::Bool(true))
+}
+
 /// A finished game (the `games` table and `GET /api/games/{room_id}`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {

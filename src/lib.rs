@@ -10,6 +10,7 @@
 //! - [`json`]: client JSON read strictly (no key twice);
 //! - [`text`]: the Unicode classes of names and chat (invisible characters, bidirectional ones);
 //! - [`domain`]: the types rooms and the store share (room status, visibility, a finished game);
+//! - [`ratings`]: Glicko-2 and Weng-Lin (Plackett-Luce) ratings of rated games (no I/O);
 //! - [`accounts`]: optional accounts: names, passwords, sessions, API tokens, login limits;
 //! - [`room`]: one task per room, deciding, storing and broadcasting;
 //! - [`cluster`]: several nodes on one PostgreSQL: leases, claims and fencing, and any node
@@ -41,6 +42,7 @@ pub mod domain;
 pub mod json;
 pub mod pairing;
 pub mod protocol;
+pub mod ratings;
 pub mod room;
 pub mod rules;
 pub mod server;

@@ -125,23 +125,79 @@ async fn check_rooms(
     all
 }
 
+/// The rating of the forty players' `i`th: twenty pairs 320 points apart, each pair's two
+/// players 0 to 150 apart, so that some pairs meet at once (±100) and the others once their
+/// windows have widened to ±150 (2 s); any other player is at least 170 away from a pair.
+fn forty_ratings(i: usize) -> f64 {
+    let (pair, second) = (i / 2, i % 2 == 1);
+    let gap = [0.0, 30.0, 60.0, 90.0, 100.0, 120.0, 150.0][pair % 7];
+    1000.0 + 320.0 * pair as f64 + if second { gap } else { 0.0 }
+}
+
 async fn forty_players_in_one_pool_are_each_paired_once(backend: Backend) {
     let (server, _db) = start(backend, |_| {}).await;
     let players = players(&server.store, "forty", 40).await;
-    let answers = all_ask(server.addr, &players, "khan@3+2").await;
-    let rooms = check_rooms(&server, &players, &answers, 2).await;
+    for (i, p) in players.iter().enumerate() {
+        let rating = forty_ratings(i);
+        support::pairing::set_rating(&server.database_url, p.id, "khan", "blitz", rating).await;
+    }
+    // One player of each pair first: twenty players 320 apart, none within another's window
+    // in the first 10 s. Then their partners.
+    let started = std::time::Instant::now();
+    let body = body_for("khan@3+2", true);
+    let ask = |p: &Player| {
+        let (addr, cookie, body) = (server.addr, p.cookie.clone(), body.clone());
+        let name = p.name.clone();
+        tokio::spawn(async move {
+            let answer = pair_within(addr, Some(&cookie), &body, Duration::from_secs(10))
+                .await
+                .unwrap_or_else(|| panic!("{name} not paired in 10 s"));
+            (answer, started.elapsed())
+        })
+    };
+    let firsts: Vec<_> = players.iter().step_by(2).map(ask).collect();
+    support::server::eventually(|| async {
+        (waiting(server.addr, "khan@3+2", "rated").await == 20).then_some(())
+    })
+    .await;
+    let seconds: Vec<_> = players.iter().skip(1).step_by(2).map(ask).collect();
+    let mut bodies = Vec::new();
+    let mut waited = HashMap::new();
+    let asks = firsts.into_iter().zip(seconds).flat_map(|(a, b)| [a, b]);
+    for (ask, p) in asks.zip(&players) {
+        let ((status, body), elapsed) = ask.await.unwrap();
+        assert_eq!(status, 200, "{}: {body}", p.name);
+        waited.insert(p.id, elapsed);
+        bodies.push(body);
+    }
+    let rooms = check_rooms(&server, &players, &bodies, 2).await;
     let everyone: HashSet<uuid::Uuid> = rooms.iter().flatten().copied().collect();
     assert_eq!(everyone.len(), 40, "nobody in two rooms");
-    assert_eq!(waiting(server.addr, "khan@3+2", "casual").await, 0);
-    // The room plays: its summary is a game in play, at 3+2.
+    let rating = |id: &uuid::Uuid| forty_ratings(players.iter().position(|p| p.id == *id).unwrap());
+    for room in &rooms {
+        let diff = (rating(&room[0]) - rating(&room[1])).abs();
+        // The window when they were answered is at least the one they were paired in.
+        let longest = waited[&room[0]].max(waited[&room[1]]);
+        let window = khanate::pairing::policy::window(longest.as_millis() as i64);
+        assert!(
+            diff <= f64::from(window),
+            "{diff} apart, paired within ±{window}"
+        );
+        assert!(
+            diff <= 150.0,
+            "{diff}: each meets the other player of its pair"
+        );
+    }
+    assert_eq!(waiting(server.addr, "khan@3+2", "rated").await, 0);
+    // The rooms are rated games in play, at 3+2.
     let (status, summary) = support::server::get(
         server.addr,
-        &format!("/api/rooms/{}", answers[0]["invite_code"].as_str().unwrap()),
+        &format!("/api/rooms/{}", bodies[0]["invite_code"].as_str().unwrap()),
     )
     .await;
     assert_eq!(
-        (status, &summary["status"]),
-        (200, &json!("playing")),
+        (status, &summary["status"], &summary["rated"]),
+        (200, &json!("playing"), &json!(true)),
         "{summary}"
     );
     server.shutdown().await;

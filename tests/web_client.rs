@@ -13,7 +13,8 @@
 //! - `KHANATE_ARTIFACTS`: `target/browser-artifacts`, where screenshots and logs go (node's output
 //!   for `x.test.mjs` in `logs/x.node.log`, each server's log in `logs/<name>.server.log`).
 //!
-//! `KHANATE_BROWSER_TESTS=khan` runs only the files whose names contain `khan`.
+//! `KHANATE_BROWSER_TESTS=khan` runs only the files whose names contain `khan`;
+//! `KHANATE_BROWSER_TESTS=accounts,profile` those containing either.
 //! `tests/js/*.test.mjs` (the client's pure modules, such as the room-state reducer) run with
 //! plain `node --test`, no browser and no server, in a test of their own; and TypeScript's checker
 //! reads every module of `web/js` over its JSDoc types (`tests/browser/tsconfig.json`: `allowJs`,
@@ -108,14 +109,16 @@ fn install_node_modules(dir: &Path) {
     );
 }
 
-/// The `*.test.mjs` files of `dir` matching `KHANATE_BROWSER_TESTS` (all when unset), sorted.
+/// The `*.test.mjs` files of `dir` whose names contain one of the comma-separated parts of
+/// `KHANATE_BROWSER_TESTS` (all when unset or empty), sorted.
 fn test_files(dir: &Path) -> Vec<String> {
     let filter = std::env::var("KHANATE_BROWSER_TESTS").unwrap_or_default();
+    let parts: Vec<&str> = filter.split(',').map(str::trim).collect();
     let mut files: Vec<String> = fs::read_dir(dir)
         .expect("tests/browser is readable")
         .map(|entry| entry.expect("a directory entry").file_name())
         .filter_map(|name| name.into_string().ok())
-        .filter(|name| name.ends_with(".test.mjs") && name.contains(&filter))
+        .filter(|name| name.ends_with(".test.mjs") && parts.iter().any(|p| name.contains(p)))
         .collect();
     files.sort();
     files

@@ -85,7 +85,8 @@ fn challenger_seat(game: GameKind, color: Option<&str>) -> Result<Option<Seat>, 
 
 /// `POST /api/challenges`: 201 with the challenge (`{id, from, to, game, seats, clock, rated,
 /// color, created_at, expires_at}`). Errors: 400 `unknown_game`, `bad_clock`, `bad_request`
-/// (not a two-player game, a colour the game does not have), `cannot_challenge_yourself`;
+/// (not a two-player game, a colour the game does not have), `cannot_challenge_yourself`,
+/// `rated_needs_clock` (a rated challenge without a clock);
 /// 401/403 as any logged-in request; 404 `not_found` (no such active account); 409
 /// `too_many_challenges` ([`MAX_OPEN_CHALLENGES`] open already); 429 `rate_limited`.
 pub async fn create(
@@ -122,6 +123,14 @@ pub async fn create(
         }
     };
     let seat = challenger_seat(game, body.color.as_deref())?;
+    let rated = body.rated.unwrap_or(false);
+    if rated && clock.is_none() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rated_needs_clock",
+            "a rated game has a clock: {\"initial_s\", \"increment_s\"} or {\"days_per_move\"}",
+        ));
+    }
     let target = state
         .store
         .user_by_name(&body.to)
@@ -157,7 +166,7 @@ pub async fn create(
         game,
         seats: 2,
         clock,
-        rated: body.rated.unwrap_or(false),
+        rated,
         challenger_seat: seat,
         status: ChallengeStatus::Open,
         room_id: None,
@@ -222,6 +231,19 @@ fn closed(row: &ChallengeRow) -> ApiError {
     )
 }
 
+/// The options of a challenge's room, as a create request keeps them: its `clock`, and `rated`
+/// for a rated one (the room is then made as `"rated": true` makes one).
+fn challenge_options(row: &ChallengeRow) -> Value {
+    let mut options = serde_json::Map::new();
+    if let Some(clock) = &row.clock {
+        options.insert("clock".into(), clock.clone());
+    }
+    if row.rated {
+        options.insert("rated".into(), Value::Bool(true));
+    }
+    Value::Object(options)
+}
+
 /// `POST /api/challenges/{id}/accept`: 200 `{room_id, invite_code, invite_url, seat, color,
 /// seat_token}`, as a join. Errors: 404 `not_found` (no such challenge to the caller); 409
 /// `challenge_expired`, `challenge_closed`; 503 `unavailable`.
@@ -266,10 +288,7 @@ pub async fn accept(
             players: Some(row.seats),
             ..GameOptions::default()
         },
-        options: row
-            .clock
-            .clone()
-            .map_or_else(|| json!({}), |clock| json!({ "clock": clock })),
+        options: challenge_options(&row),
         players,
     };
     let prepared = state

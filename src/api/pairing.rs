@@ -97,16 +97,25 @@ pub async fn join(
                 ),
             )
         })?;
-    let last = match user {
-        Some(user) => state.store.last_game(user, game).await?,
-        None => LastGame::default(),
+    let (rating, last) = match user {
+        Some(user) => {
+            let ratings = state.store.ratings_of(&[user], pool.rating_pool()).await?;
+            let rating = ratings
+                .get(&user)
+                .map_or(f64::from(DEFAULT_RATING), |r| r.rating);
+            (
+                rating.round() as i32,
+                state.store.last_game(user, game).await?,
+            )
+        }
+        None => (DEFAULT_RATING, LastGame::default()),
     };
     let entry = Entry {
         pool,
         rated,
         user,
         name,
-        rating: DEFAULT_RATING,
+        rating,
         last,
     };
     let waited = tokio::select! {

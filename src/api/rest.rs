@@ -59,6 +59,7 @@ struct CreateBody {
     visibility: Option<String>,
     clock: Option<Value>,
     bots: Option<Vec<BotWire>>,
+    rated: Option<bool>,
 }
 
 /// One entry of `bots` in a create body: a computer opponent takes `seat` at `level` (1 to 5).
@@ -128,6 +129,52 @@ fn game_setup(seats: Option<u8>, options: &Value) -> Result<GameOptions, ApiErro
     })
 }
 
+/// 401 `login_required`: a rated room's seat for a player who is not logged in.
+fn login_required() -> ApiError {
+    ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "login_required",
+        "a rated game is played by logged-in players only: log in first",
+    )
+}
+
+/// Checks what a rated room needs beside its players' accounts (the room checks each seat's as
+/// it is taken): a logged-in creator
+/// (401 `login_required`), a clock (400 `rated_needs_clock`), the game's standard start (400
+/// `rated_start_position`) and no bots (400 `rated_bots`).
+fn check_rated(
+    user: Option<Uuid>,
+    clock: Option<&TimeControl>,
+    setup: &GameOptions,
+    bots: usize,
+) -> Result<(), ApiError> {
+    if user.is_none() {
+        return Err(login_required());
+    }
+    if clock.is_none() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rated_needs_clock",
+            "a rated game has a clock: {\"initial_s\", \"increment_s\"} or {\"days_per_move\"}",
+        ));
+    }
+    if setup.start_position.is_some() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rated_start_position",
+            "a rated game starts from the game's standard position: no options.start_position",
+        ));
+    }
+    if bots > 0 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rated_bots",
+            "a rated game is played by logged-in players only: no bots",
+        ));
+    }
+    Ok(())
+}
+
 /// `{base}/r/{code}`, where base is the public URL, or what the request (through trusted proxies)
 /// says people reach the server at.
 fn invite_url(state: &AppState, peer: SocketAddr, headers: &HeaderMap, code: &str) -> String {
@@ -154,6 +201,12 @@ fn join_error(e: JoinError) -> ApiError {
             StatusCode::FORBIDDEN,
             "bad_token",
             "the same_player token holds no seat of this room",
+        ),
+        JoinError::Refused(JoinRefusal::LoginRequired) => login_required(),
+        JoinError::Refused(JoinRefusal::AlreadySeated(seat)) => ApiError::new(
+            StatusCode::CONFLICT,
+            "already_seated",
+            format!("this account holds seat {seat} already; a rated game needs another player"),
         ),
         JoinError::Unavailable => ApiError::unavailable(),
     }
@@ -331,10 +384,19 @@ pub async fn create_room(
     };
     let options = body.options.unwrap_or_else(|| json!({}));
     let setup = game_setup(body.seats, &options)?;
-    // The room keeps its clock settings with its options, so a restart and a rematch find them.
+    let bots = body.bots.unwrap_or_default();
+    let rated = body.rated.unwrap_or(false);
+    if rated {
+        check_rated(user, clock.as_ref(), &setup, bots.len())?;
+    }
+    // The room keeps its clock settings and whether it is rated with its options, so a restart
+    // and a rematch find them.
     let mut options = options;
     if let (Some(clock), Value::Object(map)) = (clock, &mut options) {
         map.insert("clock".into(), json!(clock));
+    }
+    if let (true, Value::Object(map)) = (rated, &mut options) {
+        map.insert("rated".into(), Value::Bool(true));
     }
     let request = NewRoom {
         kind,
@@ -344,12 +406,7 @@ pub async fn create_room(
         seat: body.seat.map_or(SeatChoice::Random, SeatChoice::from),
         name,
         user,
-        bots: body
-            .bots
-            .unwrap_or_default()
-            .into_iter()
-            .map(|bot| (bot.seat, bot.level))
-            .collect(),
+        bots: bots.into_iter().map(|bot| (bot.seat, bot.level)).collect(),
     };
     let created = state.registry.create(request).await.map_err(|e| match e {
         CreateError::Position(e) if e.code == RuleErrorCode::BadPosition => {

@@ -21,6 +21,7 @@ use crate::room::token::new_seat_token;
 /// One waiting request.
 struct Held {
     pool: Pool,
+    rated: bool,
     waiting: Waiting,
     name: Option<String>,
     token_hash: [u8; 32],
@@ -89,6 +90,7 @@ pub(super) async fn wait(
         }
         pools.entry(key.clone()).or_default().push(Held {
             pool: entry.pool,
+            rated: entry.rated,
             waiting: Waiting {
                 id,
                 user: entry.user,
@@ -170,7 +172,7 @@ fn take_games(memory: &Memory, maker: &Maker) -> Vec<Vec<Held>> {
 
 /// Makes the room of `members` (in seat order) and answers them.
 async fn make(members: Vec<Held>, maker: &Maker) {
-    let Some(pool) = members.first().map(|held| held.pool) else {
+    let Some((pool, rated)) = members.first().map(|held| (held.pool, held.rated)) else {
         return;
     };
     let staged = members
@@ -182,7 +184,7 @@ async fn make(members: Vec<Held>, maker: &Maker) {
             token_hash: held.token_hash,
         })
         .collect();
-    let made = match maker.stage(pool, staged) {
+    let made = match maker.stage(pool, rated, staged) {
         Ok(game) => {
             let room_id = game.prepared.room_id();
             let invite_code = game.prepared.room.invite_code.clone();

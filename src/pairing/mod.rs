@@ -230,9 +230,9 @@ struct Game {
 }
 
 impl Maker {
-    /// Stages the room of `members` (in seat order) in `pool`: the same steps as a creation
-    /// and its joins.
-    fn stage(&self, pool: Pool, members: Vec<Member>) -> Result<Game, CreateError> {
+    /// Stages the room of `members` (in seat order) in `pool` (its rated side when `rated`: a
+    /// rated room, as `"rated": true` makes one): the same steps as a creation and its joins.
+    fn stage(&self, pool: Pool, rated: bool, members: Vec<Member>) -> Result<Game, CreateError> {
         let players: Vec<SeatedPlayer> = (0..)
             .zip(&members)
             .map(|(seat, m)| SeatedPlayer {
@@ -248,7 +248,11 @@ impl Maker {
                 players: Some(pool.players),
                 ..GameOptions::default()
             },
-            options: json!({ "clock": pool.clock_json() }),
+            options: if rated {
+                json!({ "clock": pool.clock_json(), "rated": true })
+            } else {
+                json!({ "clock": pool.clock_json() })
+            },
             players,
         };
         let prepared = self.registry.prepare_seated(&request)?;

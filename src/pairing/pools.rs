@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use serde_json::{Value, json};
 
+use crate::ratings::{RatingPool, Speed};
 use crate::room::state::{ClockSettings, CorrespondenceSettings, TimeControl};
 use crate::rules::GameKind;
 
@@ -41,6 +42,15 @@ impl Pool {
     /// The clock as a create request's `clock` (and the pairing request's).
     pub fn clock_json(&self) -> Value {
         json!(self.clock)
+    }
+
+    /// The rating pool its players are paired by, and its rated side's games change.
+    pub fn rating_pool(&self) -> RatingPool {
+        RatingPool {
+            game: self.game,
+            players: self.players,
+            speed: Speed::of(&self.clock),
+        }
     }
 }
 

@@ -30,6 +30,7 @@ const SLACK: Duration = Duration::from_secs(5);
 /// A request of this node waiting in the database.
 struct Local {
     pool: Pool,
+    rated: bool,
     key: String,
     reply: oneshot::Sender<Placed>,
 }
@@ -141,6 +142,7 @@ pub(super) async fn wait(
         id,
         Local {
             pool: entry.pool,
+            rated: entry.rated,
             key: key.clone(),
             reply,
         },
@@ -213,17 +215,17 @@ impl PairedRoom for Staged {
 /// One round: pairs every pool this node's requests wait in, then answers those of its
 /// requests that were paired.
 async fn round(shared: &Shared, maker: &Maker) -> Result<(), StoreError> {
-    let pools: HashMap<String, Pool> = shared
+    let pools: HashMap<String, (Pool, bool)> = shared
         .local()
         .values()
-        .map(|local| (local.key.clone(), local.pool))
+        .map(|local| (local.key.clone(), (local.pool, local.rated)))
         .collect();
     if pools.is_empty() {
         return Ok(());
     }
     let oldest = maker.clock.now_utc()
         - chrono::Duration::from_std(shared.hold + SLACK).unwrap_or(chrono::Duration::MAX);
-    for (key, pool) in pools {
+    for (key, (pool, rated)) in pools {
         let lease = match &shared.node {
             Some(node) => match node.serving_lease() {
                 Some(lease) => Some(lease),
@@ -234,7 +236,9 @@ async fn round(shared: &Shared, maker: &Maker) -> Result<(), StoreError> {
         let node_id = shared.node.as_ref().map(|node| node.id());
         let stored = shared
             .pg
-            .pair_pool(&key, node_id, oldest, |rows| decide(rows, pool, maker))
+            .pair_pool(&key, node_id, oldest, |rows| {
+                decide(rows, pool, rated, maker)
+            })
             .await?;
         for (Staged(game), claim) in stored {
             let ownership = match (&shared.node, lease, claim) {
@@ -250,8 +254,8 @@ async fn round(shared: &Shared, maker: &Maker) -> Result<(), StoreError> {
     answer_paired(shared).await
 }
 
-/// The games the policy finds among `rows` of `pool`, staged.
-fn decide(rows: Vec<WaitingRow>, pool: Pool, maker: &Maker) -> Vec<Staged> {
+/// The games the policy finds among `rows` of `pool` (its rated side when `rated`), staged.
+fn decide(rows: Vec<WaitingRow>, pool: Pool, rated: bool, maker: &Maker) -> Vec<Staged> {
     let waiting: Vec<Waiting> = rows
         .iter()
         .map(|row| Waiting {
@@ -278,7 +282,7 @@ fn decide(rows: Vec<WaitingRow>, pool: Pool, maker: &Maker) -> Vec<Staged> {
                 token_hash: row.token_hash,
             })
             .collect();
-        match maker.stage(pool, members) {
+        match maker.stage(pool, rated, members) {
             Ok(game) => games.push(Staged(game)),
             Err(e) => warn!(error = %e, "a pairing's room could not be staged"),
         }

@@ -409,6 +409,9 @@ pub struct Snapshot {
     pub game: String,
     /// `waiting`, `playing` or `finished`.
     pub status: String,
+    /// Whether the game is rated (created with `"rated": true`).
+    #[serde(default)]
+    pub rated: bool,
     /// Every seat, in seat order.
     pub seats: Vec<SeatInfo>,
     /// The start position as given at creation (Ouk Chatrang: FEN); `moves` replay from it.

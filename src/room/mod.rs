@@ -189,6 +189,8 @@ pub struct RoomSummary {
     pub status: String,
     /// `public` (listed in the lobby) or `private`.
     pub visibility: String,
+    /// Whether the game is rated (created with `"rated": true`).
+    pub rated: bool,
     /// Every seat, in seat order, with its name and whether it is connected.
     pub seats: Vec<SeatInfo>,
     /// The room's current version.

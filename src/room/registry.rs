@@ -372,7 +372,7 @@ impl Registry {
             );
             let choice = creator_choice(&request, state.seats.len())?;
             let (seat, events) = state
-                .decide_join(&choice, request.name.clone())
+                .decide_join_as(&choice, request.name.clone(), None, request.user)
                 .map_err(CreateError::Seat)?;
             let (seat_token, token_hash) = new_seat_token();
             let mut prepared = Prepared::first_seat(state, events, seat, token_hash, request.user)?;
@@ -425,13 +425,23 @@ impl Registry {
             .next()
             .ok_or(CreateError::Seat(JoinRefusal::RoomFull))?;
         let (seat, events) = state
-            .decide_join(&SeatChoice::Number(first.seat), first.name.clone())
+            .decide_join_as(
+                &SeatChoice::Number(first.seat),
+                first.name.clone(),
+                None,
+                first.user,
+            )
             .map_err(CreateError::Seat)?;
         let mut prepared = Prepared::first_seat(state, events, seat, first.token_hash, first.user)?;
         for player in players {
             let (seat, events) = prepared
                 .next
-                .decide_join(&SeatChoice::Number(player.seat), player.name.clone())
+                .decide_join_as(
+                    &SeatChoice::Number(player.seat),
+                    player.name.clone(),
+                    None,
+                    player.user,
+                )
                 .map_err(CreateError::Seat)?;
             prepared.seat(seat, events, player.token_hash, player.user)?;
         }

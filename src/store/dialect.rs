@@ -44,6 +44,8 @@ pub(super) enum Param<'a> {
     StringList(&'a [String]),
     /// A timestamp column; the backends keep whole microseconds.
     Time(Option<DateTime<Utc>>),
+    /// A true/false column (PostgreSQL `boolean`; SQLite `INTEGER` 0 or 1).
+    Bool(bool),
 }
 
 /// A statement ready to run: SQL text with `$1`-style placeholders and their values, in order.
@@ -104,6 +106,8 @@ pub(super) trait Dialect {
     fn uuid(row: &Self::Row, column: &'static str) -> Result<Option<Uuid>, StoreError>;
     /// A JSON column.
     fn json(row: &Self::Row, column: &'static str) -> Result<Option<Value>, StoreError>;
+    /// A floating-point column.
+    fn float(row: &Self::Row, column: &'static str) -> Result<Option<f64>, StoreError>;
     /// A timestamp column.
     fn time(row: &Self::Row, column: &'static str) -> Result<Option<DateTime<Utc>>, StoreError>;
 }

@@ -30,6 +30,7 @@ mod pairing;
 pub mod postgres;
 mod profiles;
 mod queries;
+mod ratings;
 mod rows;
 pub mod sqlite;
 

@@ -46,8 +46,8 @@ pub(super) async fn insert_room<D: Dialect>(
     expected_version: i64,
 ) -> Result<(), StoreError> {
     let sql = "INSERT INTO rooms (id, invite_code, game, seats, visibility, status, version, \
-                                  start_position, options, created_at, updated_at) \
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)";
+                                  start_position, options, created_at, updated_at, rated) \
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)";
     let params = [
         Param::Uuid(room.id),
         Param::Text(Some(&room.invite_code)),
@@ -59,6 +59,7 @@ pub(super) async fn insert_room<D: Dialect>(
         Param::Text(Some(&room.start_position)),
         Param::Json(Some(&room.options)),
         Param::Time(Some(truncate_to_micros(room.created_at))),
+        Param::Bool(crate::domain::is_rated(&room.options)),
     ];
     D::execute(conn, Statement::new(sql, params)).await?;
     Ok(())

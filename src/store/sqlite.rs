@@ -140,6 +140,7 @@ fn query(s: Statement<'_>) -> Query<'static, Sqlite, SqliteArguments> {
             Param::Object(v) => q.bind(Json(v)),
             Param::StringList(v) => q.bind(codec::json_text(&codec::list_json(v))),
             Param::Time(v) => q.bind(v.map(codec::time_text)),
+            Param::Bool(v) => q.bind(i64::from(v)),
         })
 }
 
@@ -199,6 +200,10 @@ impl Dialect for Lite {
         get::<_, Option<&str>>(row, column)?
             .map(|text| codec::time_from_text(column, text))
             .transpose()
+    }
+
+    fn float(row: &SqliteRow, column: &'static str) -> Result<Option<f64>, StoreError> {
+        get(row, column)
     }
 }
 

@@ -91,7 +91,7 @@ impl Authority {
             .map_err(JoinError::Refused)?;
         let (seat, mut events) = self
             .state
-            .decide_join_as(&choice, name, same_player_as)
+            .decide_join_as(&choice, name, same_player_as, user_id)
             .map_err(JoinError::Refused)?;
         let now = self.settings.clock.now_utc();
         self.state.stamp_clocks(&mut events, 0, 0, now);

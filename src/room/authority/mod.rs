@@ -466,6 +466,7 @@ impl Authority {
             game: s.kind(),
             status: s.status.as_str().to_owned(),
             visibility: s.visibility.as_str().to_owned(),
+            rated: s.rated,
             seats: s.seat_infos(&self.presence.connected()),
             version: s.version,
             invite_code: s.invite_code.clone(),

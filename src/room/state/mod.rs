@@ -125,8 +125,12 @@ pub struct RoomState {
     pub invite_code: String,
     /// Whether the lobby lists the room.
     pub visibility: Visibility,
-    /// The `options` object of the create request, as given (e.g. `start_position`).
+    /// The `options` object of the create request, as given (e.g. `start_position`), with the
+    /// request's `clock` and `rated` kept in it.
     pub options: Value,
+    /// Whether the game is rated ([`crate::domain::is_rated`] of `options`): every seat is a
+    /// logged-in player's, no bot plays, and its end changes the players' ratings.
+    pub rated: bool,
     /// The start position as given, or the game's standard start; stored moves replay from it.
     pub start_position: String,
     /// When the room was created (UTC).
@@ -240,6 +244,7 @@ impl RoomState {
             rematch: None,
             clock,
             correspondence,
+            rated: crate::domain::is_rated(&options),
             options,
         }
     }

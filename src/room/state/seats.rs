@@ -2,6 +2,7 @@
 //! seat from its token.
 
 use rand::seq::IteratorRandom;
+use uuid::Uuid;
 
 use super::{Refusal, RoomState};
 use crate::bot::Level;
@@ -31,6 +32,12 @@ pub enum JoinRefusal {
     NoSuchSeat(String),
     /// The `same_player` token of the join holds no seat of this room (HTTP 403 `bad_token`).
     BadToken,
+    /// A rated room's seat taken by nobody's account: every seat of a rated game belongs to a
+    /// logged-in player (HTTP 401 `login_required`).
+    LoginRequired,
+    /// A rated room's seat taken by the account that holds another of its seats (HTTP 409
+    /// `already_seated`): a rated game is played between different accounts.
+    AlreadySeated(Seat),
 }
 
 /// One seat of the room.
@@ -47,7 +54,7 @@ pub struct SeatSlot {
     pub bot: Option<Level>,
     /// The account the seat belongs to: its player resumes it by logging in, without the seat
     /// token. `None` for an anonymous seat or a bot's.
-    pub user_id: Option<uuid::Uuid>,
+    pub user_id: Option<Uuid>,
     /// The seat whose holder took this one too (a pass-and-play table); `None` when the seat's
     /// holder took no other seat before it.
     pub same_player_as: Option<Seat>,
@@ -60,7 +67,7 @@ pub fn bot_name(level: Level) -> String {
 
 impl RoomState {
     /// The seat of the account `user_id` (the first, should it hold several).
-    pub fn seat_of_user(&self, user_id: uuid::Uuid) -> Option<Seat> {
+    pub fn seat_of_user(&self, user_id: Uuid) -> Option<Seat> {
         self.seats
             .iter()
             .position(|slot| slot.user_id == Some(user_id))
@@ -82,22 +89,32 @@ impl RoomState {
         choice: &SeatChoice,
         name: Option<String>,
     ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
-        self.decide_join_as(choice, name, None)
+        self.decide_join_as(choice, name, None, None)
     }
 
-    /// As [`RoomState::decide_join`], by the holder of seat `same_player_as` when it is `Some` (a
-    /// pass-and-play table taking its other seats): the `seat_taken` says so, and that player
-    /// answers for both seats (see [`RoomState::same_player`]).
+    /// As [`RoomState::decide_join`], by the account `user` (`None`: an anonymous player), and
+    /// by the holder of seat `same_player_as` when it is `Some` (a pass-and-play table taking its
+    /// other seats): the `seat_taken` says so, and that player answers for both seats (see
+    /// [`RoomState::same_player`]). A rated room refuses an anonymous player
+    /// ([`JoinRefusal::LoginRequired`]) and an account that holds one of its seats already
+    /// ([`JoinRefusal::AlreadySeated`]).
     pub fn decide_join_as(
         &self,
         choice: &SeatChoice,
         name: Option<String>,
         same_player_as: Option<Seat>,
+        user: Option<Uuid>,
     ) -> Result<(Seat, Vec<Event>), JoinRefusal> {
         let free = |seat: &Seat| !self.seats[usize::from(*seat)].taken;
         let all: Vec<Seat> = (0..self.game.players()).collect();
         if self.status != RoomStatus::Waiting || !all.iter().any(free) {
             return Err(JoinRefusal::RoomFull);
+        }
+        if self.rated {
+            let user = user.ok_or(JoinRefusal::LoginRequired)?;
+            if let Some(seat) = self.seat_of_user(user) {
+                return Err(JoinRefusal::AlreadySeated(seat));
+            }
         }
         let seat = match choice {
             SeatChoice::Random => all
@@ -132,6 +149,12 @@ impl RoomState {
     /// `bot`, and `game_started` when it was the last free seat. Refused (`cannot_add_bot`) unless
     /// the room is waiting and `seat` is one of its free seats.
     pub fn decide_bot_join(&self, seat: Seat, level: Level) -> Result<Vec<Event>, Refusal> {
+        if self.rated {
+            return Err(Refusal::new(
+                Code::CannotAddBot,
+                "a rated game is played by logged-in players only: no bot takes a seat",
+            ));
+        }
         if self.status != RoomStatus::Waiting {
             return Err(Refusal::new(
                 Code::CannotAddBot,

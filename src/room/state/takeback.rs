@@ -49,8 +49,12 @@ impl RoomState {
     /// is a bot, the offer is followed by `taken_back` in the same command.
     pub(super) fn decide_offer_takeback(&self, seat: Seat) -> Result<Vec<Event>, Refusal> {
         let seat = self.in_play(seat)?;
-        // Rated games (issue 23, not here yet) refuse takebacks: this is where the check goes,
-        // `Code::RatedGame`, "moves are not taken back in rated games".
+        if self.rated {
+            return Err(Refusal::new(
+                Code::RatedGame,
+                "moves are not taken back in rated games",
+            ));
+        }
         if self
             .offers
             .iter()

@@ -67,6 +67,7 @@ impl RoomState {
             room_id: self.id,
             game: self.kind().as_str().to_owned(),
             status: self.status.as_str().to_owned(),
+            rated: self.rated,
             seats: self.seat_infos(connected),
             start_position: self.start_position.clone(),
             position: self.game.position(),

@@ -154,6 +154,7 @@ fn query(s: Statement<'_>) -> Query<'static, Postgres, PgArguments> {
             Param::Object(v) => q.bind(Json(v)),
             Param::StringList(v) => q.bind(Json(v)),
             Param::Time(v) => q.bind(v),
+            Param::Bool(v) => q.bind(v),
         })
 }
 
@@ -215,6 +216,10 @@ impl Dialect for Pg {
     }
 
     fn time(row: &PgRow, column: &'static str) -> Result<Option<DateTime<Utc>>, StoreError> {
+        get(row, column)
+    }
+
+    fn float(row: &PgRow, column: &'static str) -> Result<Option<f64>, StoreError> {
         get(row, column)
     }
 }
