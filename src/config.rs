@@ -15,9 +15,6 @@ pub enum LogFormat {
     Json,
 }
 
-/// Seconds between server pings by default: under the 60 s idle timeout of common proxies.
-pub const DEFAULT_PING_INTERVAL_S: u64 = 25;
-
 /// Milliseconds between the server's heartbeat probes by default (see [`Config::heartbeat_ms`]).
 pub const DEFAULT_HEARTBEAT_MS: u64 = 2_000;
 
@@ -77,15 +74,11 @@ pub struct Config {
     #[arg(long, env = "KHANATE_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
 
-    /// Seconds between the server's pings on every WebSocket, so proxies with idle timeouts keep
-    /// them; a peer that has not answered for two intervals is dropped.
-    #[arg(long, env = "KHANATE_PING_INTERVAL_S", default_value_t = DEFAULT_PING_INTERVAL_S)]
-    pub ping_interval_s: u64,
-
     /// Milliseconds between the heartbeat probes: WebSocket pings whose pongs measure each
     /// connection's round trip (a move's lag compensation, docs/protocol.md "Clocks"). The first
     /// goes out 100 ms after the hello and the next five every 300 ms (a good estimate within
-    /// the first two seconds).
+    /// the first two seconds). They also keep proxies with idle timeouts from closing a quiet
+    /// WebSocket (keep it well under them: nginx's `proxy_read_timeout` is 60 s).
     #[arg(long, env = "KHANATE_HEARTBEAT_MS", default_value_t = DEFAULT_HEARTBEAT_MS)]
     pub heartbeat_ms: u64,
 
@@ -466,7 +459,6 @@ impl Config {
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
-            ping_interval_s: DEFAULT_PING_INTERVAL_S,
             heartbeat_ms: DEFAULT_HEARTBEAT_MS,
             // Test clients answer pings only while they wait for a frame, and many tests hold a
             // socket they do not read for a while: a minute of silence, as the tests' own
@@ -521,11 +513,6 @@ impl Config {
     pub fn silence_limit(&self) -> Duration {
         Duration::from_millis(self.silence_limit_ms)
     }
-
-    /// [`Config::ping_interval_s`] as a duration (at least a second).
-    pub fn ping_interval(&self) -> Duration {
-        Duration::from_secs(self.ping_interval_s.max(1))
-    }
 }
 
 /// The database URL with any password (in the user info, or a `password=` query parameter)
@@ -569,7 +556,7 @@ impl fmt::Display for Config {
         write!(
             f,
             "bind={} database_url={} public_url={} path_prefix={:?} trusted_proxies=[{}] allowed_origins=[{}] \
-             allowed_hosts=[{}] ping_interval_s={} heartbeat_ms={} silence_limit_ms={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
+             allowed_hosts=[{}] heartbeat_ms={} silence_limit_ms={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
              lease_renew_ms={} pairing_pools={} pairing_hold_s={} log_format={:?}",
             self.bind,
             mask_url(&self.database_url),
@@ -578,7 +565,6 @@ impl fmt::Display for Config {
             proxies.join(","),
             self.allowed_origins.join(","),
             self.allowed_hosts.join(","),
-            self.ping_interval_s,
             self.heartbeat_ms,
             self.silence_limit_ms,
             self.limits,

@@ -54,10 +54,28 @@ pub mod close {
     pub const TRY_AGAIN: u16 = 1013;
     /// The room's stored data cannot be read: reconnecting will not help until an operator acts.
     pub const INTERNAL: u16 = 1011;
-    /// The peer did not answer pings for two intervals.
+    /// The peer sent nothing (no frame, no pong) for the silence limit.
     pub const GOING_AWAY: u16 = 1001;
     /// The room holds its maximum of connections.
     pub const CROWDED: u16 = 4029;
+
+    /// How long a side that sent a close frame waits for the peer's answering close.
+    pub const REPLY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+    /// After sending a close frame: reads (and discards, as RFC 6455 section 5.5.1 allows) what
+    /// the peer still sends on `stream` until its answering close ends the stream, at most
+    /// [`REPLY_WITHIN`]. Dropping the socket at once would make our kernel answer a frame the
+    /// peer still sends (a pong, a move), or one it sent and we never read, with a reset, and a
+    /// reset can destroy the unread close frame at the peer: it would see 1006 instead of the
+    /// code it must act on.
+    pub async fn await_reply<S, T, E>(stream: &mut S)
+    where
+        S: futures_util::Stream<Item = Result<T, E>> + Unpin,
+    {
+        use futures_util::StreamExt;
+        let deadline = tokio::time::Instant::now() + REPLY_WITHIN;
+        while let Ok(Some(Ok(_))) = tokio::time::timeout_at(deadline, stream.next()).await {}
+    }
 
     /// The tungstenite error under a WebSocket read error (axum's wraps one), if any.
     pub fn tungstenite_error<'a>(

@@ -98,3 +98,65 @@ async fn a_session_made_through_one_node_works_on_every_node() {
         200
     );
 }
+
+/// An anonymous seat given to an account through a node that does not run its room: the owner's
+/// live room learns of it at once (it announces the username to its connections, on that node
+/// and relayed), and the account resumes the seat by logging in through the other node.
+#[tokio::test]
+async fn an_attach_through_another_node_reaches_the_live_room() {
+    let cluster = Cluster::start(2, SHORT_LEASE).await;
+    let body = json!({"game": "ouk-chatrang", "seat": "white", "name": "guest"});
+    let created = post_as(cluster.nodes[0].addr, "/api/rooms", Auth::None, &body).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let code = created.body["invite_code"].as_str().unwrap().to_owned();
+    let room_id = created.body["room_id"].as_str().unwrap().to_owned();
+    let token = created.body["seat_token"].as_str().unwrap().to_owned();
+    let owner = cluster.owner(&room_id).await.expect("an owner");
+    let other = 1 - owner;
+    let (mut watcher, welcome) =
+        hello_as(cluster.nodes[owner].addr, None, json!({"room": code})).await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
+    let (mut relayed, welcome) =
+        hello_as(cluster.nodes[other].addr, None, json!({"room": code})).await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
+
+    let dara = register(cluster.nodes[other].addr, "Dara").await;
+    let path = "/api/account/attach";
+    let body = json!({"seat_tokens": [token]});
+    let attached = post_as(cluster.nodes[other].addr, path, Auth::Cookie(&dara), &body).await;
+    assert_eq!(attached.status, 200, "{}", attached.body);
+    assert_eq!(attached.body["attached"][0]["room_id"], room_id.as_str());
+    for socket in [&mut watcher, &mut relayed] {
+        let announced = support::ws::within(socket.next_of("seat_account")).await;
+        assert_eq!(
+            announced["d"],
+            json!({"seat": 0, "user": "Dara"}),
+            "{announced}"
+        );
+    }
+    assert_eq!(
+        cluster.owner(&room_id).await,
+        Some(owner),
+        "the room stayed"
+    );
+    let summary = get_as(
+        cluster.nodes[other].addr,
+        &format!("/api/rooms/{code}"),
+        Auth::None,
+    )
+    .await;
+    assert_eq!(summary.body["seats"][0]["user"], "Dara", "{}", summary.body);
+
+    // No reload needed: the login alone resumes the seat, through either node.
+    let (_socket, welcome) = hello_as(
+        cluster.nodes[other].addr,
+        Some(&dara),
+        json!({"room": code}),
+    )
+    .await;
+    assert_eq!(
+        (&welcome["d"]["seat"], &welcome["d"]["role"]),
+        (&json!(0), &json!("player")),
+        "{welcome}"
+    );
+}

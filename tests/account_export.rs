@@ -1,7 +1,7 @@
 //! An account's export, and what deleting an account leaves: two accounts play a game to its end;
 //! the export (a `read` token) has it as `GET /api/games/{id}` gives it and its PGN exactly as
 //! `GET /api/games/{id}/pgn`; after one player deletes the account the game stays, whole, for
-//! the other.
+//! the other, its player marked deleted.
 
 mod support;
 
@@ -47,7 +47,19 @@ async fn the_export_holds_every_game_and_a_deleted_account_leaves_them_to_the_op
     .await;
     assert_eq!(deleted.status, 204);
     let (status, after) = get(server.addr, &format!("/api/games/{room_id}")).await;
-    assert_eq!((status, &after), (200, &record), "the game stays as it was");
+    assert_eq!(status, 200);
+    // The game stays as it was, but for the deleted player's mark (pages show "deleted player").
+    let mut unmarked = after.clone();
+    let mark = unmarked["players"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("deleted");
+    assert_eq!(mark, Some(json!(true)), "{after}");
+    assert_eq!(
+        unmarked.to_string(),
+        record.to_string(),
+        "the game stays as it was"
+    );
     let theirs = get_as(server.addr, "/api/account/export", Auth::Cookie(&sok)).await;
-    assert_eq!(theirs.body["games"], json!([record]));
+    assert_eq!(theirs.body["games"], json!([after]));
 }

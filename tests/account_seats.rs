@@ -190,6 +190,9 @@ async fn an_anonymous_browser_attaches_its_games_on_registering_and_a_forged_tok
             created["invite_code"].as_str().unwrap().to_owned(),
         ));
     }
+    // Someone watches the first room while it is live in memory.
+    let (mut watcher, welcome) = hello_as(server.addr, None, json!({"room": rooms[0].1})).await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
     let dara = register(server.addr, "Dara").await;
     let forged = "0".repeat(32);
     let body = json!({"seat_tokens": [tokens[0], tokens[1], forged]});
@@ -216,6 +219,18 @@ async fn an_anonymous_browser_attaches_its_games_on_registering_and_a_forged_tok
     for (room_id, _) in &rooms {
         assert_eq!(seat_users(&server, room_id).await, [Some(id)]);
     }
+    // The live room announced the account at once: its seat now shows the username.
+    let announced = support::ws::within(watcher.next_of("seat_account")).await;
+    assert_eq!(
+        announced["d"],
+        json!({"seat": 0, "user": "Dara"}),
+        "{announced}"
+    );
+    let (_, summary) = get(server.addr, &format!("/api/rooms/{}", rooms[0].1)).await;
+    assert_eq!(
+        (&summary["seats"][0]["name"], &summary["seats"][0]["user"]),
+        (&json!("guest"), &json!("Dara"))
+    );
     // The attached seat is resumed by logging in, without the token.
     let (_socket, welcome) = hello_as(server.addr, Some(&dara), json!({"room": rooms[0].1})).await;
     assert_eq!(welcome["d"]["seat"], 0, "{welcome}");
@@ -253,4 +268,46 @@ async fn a_spectator_cannot_chat_under_a_username() {
     assert_eq!(socket.closed().await, Some(4000));
     let (_ok, welcome) = hello_as(server.addr, None, json!({"room": code, "name": "Vanna"})).await;
     assert_eq!(welcome["t"], "welcome");
+}
+
+/// An account deleted while a room of its is live: every connection of the room is told at once
+/// (`seat_account` with `deleted`), and the room's summary and a later snapshot say so.
+#[tokio::test]
+async fn a_deleted_account_shows_as_deleted_in_its_live_room() {
+    let (_db, server) = sqlite_server_with(|_| {}).await;
+    let dara = register(server.addr, "Dara").await;
+    let sok = register(server.addr, "Sok").await;
+    let body = json!({"game": "ouk-chatrang", "seat": "white"});
+    let (status, created) = create(&server, Auth::Cookie(&dara), body).await;
+    assert_eq!(status, 201, "{created}");
+    let code = created["invite_code"].as_str().unwrap().to_owned();
+    let (status, _) = join(&server, &code, Auth::Cookie(&sok), json!({})).await;
+    assert_eq!(status, 200);
+    let (mut black, welcome) = hello_as(server.addr, Some(&sok), json!({"room": code})).await;
+    assert_eq!(welcome["d"]["seat"], 1, "{welcome}");
+    let snapshot = black.next_of("snapshot").await;
+    assert_eq!(snapshot["d"]["seats"][0]["user"], "Dara", "{snapshot}");
+    assert_eq!(snapshot["d"]["seats"][0].get("deleted"), None);
+
+    let password = json!({"password": "Dara-secret-pw"});
+    let gone = support::account::delete_as(
+        server.addr,
+        "/api/account",
+        Auth::Cookie(&dara),
+        Some(&password),
+    )
+    .await;
+    assert_eq!(gone.status, 204, "{}", gone.body);
+    let announced = support::ws::within(black.next_of("seat_account")).await;
+    assert_eq!(
+        announced["d"],
+        json!({"seat": 0, "user": "Dara", "deleted": true}),
+        "{announced}"
+    );
+    let (_, summary) = get(server.addr, &format!("/api/rooms/{code}")).await;
+    assert_eq!(summary["seats"][0]["deleted"], true, "{summary}");
+    assert_eq!(summary["seats"][1].get("deleted"), None, "{summary}");
+    let (mut late, _) = hello_as(server.addr, None, json!({"room": code})).await;
+    let snapshot = late.next_of("snapshot").await;
+    assert_eq!(snapshot["d"]["seats"][0]["deleted"], true, "{snapshot}");
 }

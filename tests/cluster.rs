@@ -551,6 +551,67 @@ async fn a_terminated_node_releases_its_rooms_at_once() {
     assert_eq!(epoch, 2);
 }
 
+/// Reads `client` until its socket closes, as a busy client does (a phone whose page is busy):
+/// for 300 ms at a time it only sends (a `ping` every 2 ms), then reads what came (answering
+/// the pings among it); the close code it read.
+async fn closed_while_busy(client: &mut Client) -> Option<u16> {
+    let ping = json!({"t": "ping"});
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "never closed");
+        let busy = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < busy {
+            // A failed send (the socket is closing) still leaves the close frame to read.
+            client.try_send(&ping).await;
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        while let Some(read) = client.next_within(Duration::from_millis(1)).await {
+            if let Err(End::Closed(code)) = read {
+                return code;
+            }
+        }
+    }
+}
+
+/// A relay that closes its client (here: the owner shut down, 1012) waits for the client's
+/// answering close before it drops the socket, as a local connection does: dropped at once, with
+/// the client's latest frames unread, the relay's kernel answered them with a reset that could
+/// destroy the close frame before the client read it (the client saw no code, not 1012).
+#[tokio::test]
+async fn a_relayed_client_closed_by_its_relay_while_busy_reads_the_close_code() {
+    let db = support::db::fresh_postgres().await;
+    for round in 1..=3 {
+        let a = node(&db.url, 20_000, 1000);
+        // The relay pings its client often: a busy client then always has a pong to send when
+        // it reads again, the moment the relay's reset would break its connection.
+        let mut args = cluster_args(support::server::free_port(), 20_000, 1000);
+        args.extend(["--heartbeat-ms".to_owned(), "50".to_owned()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let b = Process::start_with(&db.url, &args, &[]);
+        let (room_id, white_token, _, _white, _black, _, v) = game_on(a.addr, 1).await;
+        let (mut relayed, _) = try_hello(b.addr, &room_id, &white_token, v)
+            .await
+            .expect("relayed to the owner");
+        // A second of play: the relay's pings come and are answered.
+        while let Some(frame) = relayed.next_within(Duration::from_secs(1)).await {
+            frame.expect("relayed");
+        }
+        // The owner stops while the client is busy, with a ping of the relay's unanswered.
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            a.signal("TERM");
+        };
+        let ((), code) = tokio::join!(stop, closed_while_busy(&mut relayed));
+        assert_eq!(
+            code,
+            Some(1012),
+            "round {round}: the relayed client reads the owner's restart"
+        );
+        assert!(a.wait(), "a clean exit");
+        drop(b);
+    }
+}
+
 /// The counter `name`'s value (summed over its labels) in a node's `/metrics`; 0 when absent.
 async fn counter(addr: std::net::SocketAddr, name: &str) -> f64 {
     let (_, metrics) = get_text(addr, "/metrics").await;

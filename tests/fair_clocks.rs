@@ -1,7 +1,8 @@
 //! Clocks over real (emulated) networks: three Khan-Tsin players, each behind its own link of the
 //! test support's latency proxy (`support::netem`), each thinking exactly one second from the
 //! frame that put it on move. What each is charged per move beyond its thinking is what lag
-//! compensation is for.
+//! compensation is for. Players that fake their lag hold their pongs (`support::pong_hold`): what
+//! they get back is bounded by the lag quota, whose formula the tests recompute.
 
 mod support;
 
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::netem::{Delay, Link};
+use support::pong_hold::PongHold;
 use support::server::{TestServer, room_with_every_seat};
 use support::ws::{Client, End};
 
@@ -28,6 +30,10 @@ struct Player {
     token: String,
     code: String,
     link: Link,
+    /// Where it connects: its link, or a proxy in front of it that holds its pongs.
+    via: std::net::SocketAddr,
+    /// That proxy, if any.
+    _hold: Option<PongHold>,
     client: Client,
     /// The last version seen.
     v: i64,
@@ -37,27 +43,43 @@ struct Player {
     before_reconnect: usize,
     /// How long it thinks ([`THINK`] unless a test says otherwise).
     think: Duration,
+    /// Stall its link for this long the moment the frame that puts it on move for its n-th move
+    /// (from 0) arrives: (n, stall).
+    stall_on_move: Option<(usize, Duration)>,
+    /// When it did: how long after that frame arrived the stall started.
+    stalled_after: Option<Duration>,
 }
 
 impl Player {
-    async fn connect(link: Link, seat: usize, token: String, code: String) -> Player {
-        let client = hello(&link, &code, &token).await;
+    async fn connect(
+        link: Link,
+        hold: Option<PongHold>,
+        seat: usize,
+        token: String,
+        code: String,
+    ) -> Player {
+        let via = hold.as_ref().map_or(link.addr, |h| h.addr);
+        let client = hello(via, &code, &token).await;
         Player {
             seat,
             token,
             code,
             link,
+            via,
+            _hold: hold,
             client,
             v: 0,
             extra_ms: Vec::new(),
             before_reconnect: 0,
             think: THINK,
+            stall_on_move: None,
+            stalled_after: None,
         }
     }
 
     /// A new connection through the same link (it starts from a snapshot).
     async fn reconnect(&mut self) {
-        let fresh = hello(&self.link, &self.code, &self.token).await;
+        let fresh = hello(self.via, &self.code, &self.token).await;
         std::mem::replace(&mut self.client, fresh).close().await;
         self.before_reconnect = self.extra_ms.len();
     }
@@ -106,12 +128,19 @@ impl Player {
                         Some("moved" | "left" | "snapshot" | "game_started")
                     ) && d["to_move"] == self.seat;
                     if puts_us_on_move && on_move.is_none() && pending_charge.is_none() {
+                        let arrived = tokio::time::Instant::now();
                         let mv = d["legal_moves"][0]
                             .as_str()
                             .expect("legal moves")
                             .to_owned();
                         let remaining = d["clock"]["remaining_ms"][self.seat].as_i64().unwrap();
-                        on_move = Some((tokio::time::Instant::now(), remaining, mv));
+                        on_move = Some((arrived, remaining, mv));
+                        if let Some((n, stall)) = self.stall_on_move
+                            && n == self.extra_ms.len()
+                        {
+                            self.link.stall(stall);
+                            self.stalled_after = Some(arrived.elapsed());
+                        }
                     }
                 }
             }
@@ -120,8 +149,8 @@ impl Player {
     }
 }
 
-async fn hello(link: &Link, code: &str, token: &str) -> Client {
-    let mut client = Client::connect(&format!("ws://{}/ws", link.addr))
+async fn hello(via: std::net::SocketAddr, code: &str, token: &str) -> Client {
+    let mut client = Client::connect(&format!("ws://{via}/ws"))
         .await
         .expect("connects through the link");
     let d = json!({"protocol": 1, "room": code, "token": token});
@@ -158,13 +187,31 @@ where
     F: Fn(Player) -> Fut + Clone + Send + Sync + 'static,
     Fut: std::future::Future<Output = Player> + Send + 'static,
 {
+    play_holding(server, links.map(|link| (link, None)), script).await
+}
+
+/// As [`play_each`], each seat's link with the time its client holds its pongs, if it fakes its
+/// lag ([`PongHold`] in front of its link).
+async fn play_holding<F, Fut>(
+    server: &TestServer,
+    seats: [((u64, u64), Option<Duration>); 3],
+    script: F,
+) -> Vec<Player>
+where
+    F: Fn(Player) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Player> + Send + 'static,
+{
     let (code, tokens) = khan_tsin_5_3(server).await;
     let mut tasks = Vec::new();
-    for (seat, (token, (latency, jitter))) in tokens.into_iter().zip(links).enumerate() {
+    for (seat, (token, ((latency, jitter), hold))) in tokens.into_iter().zip(seats).enumerate() {
         let link = Link::symmetric(server.addr, Delay::ms(latency, jitter)).await;
+        let hold = match hold {
+            Some(hold) => Some(PongHold::start(link.addr, hold).await),
+            None => None,
+        };
         let (code, script) = (code.clone(), script.clone());
         tasks.push(tokio::spawn(async move {
-            script(Player::connect(link, seat, token, code).await).await
+            script(Player::connect(link, hold, seat, token, code).await).await
         }));
     }
     let mut players = Vec::new();
@@ -300,7 +347,7 @@ async fn a_black_holed_player_is_disconnected_within_10_s_then_voted_out() {
     let (mut p0, _) = Client::hello(server.addr, &code, Some(&tokens[0]), None).await;
     let (mut p1, _) = Client::hello(server.addr, &code, Some(&tokens[1]), None).await;
     let link = Link::symmetric(server.addr, Delay::ms(20, 5)).await;
-    let mut p2 = hello(&link, &code, &tokens[2]).await;
+    let mut p2 = hello(link.addr, &code, &tokens[2]).await;
     // Seat 2 reads (so it answers the server's probes) until its link dies.
     tokio::spawn(async move {
         while let Some(Ok(_)) = p2.next_within(Duration::from_secs(60)).await {}
@@ -425,4 +472,170 @@ async fn a_5_s_stall_is_repaid_only_up_to_the_quota() {
     let given_beyond: i64 = after[1..].iter().map(|e| -e.min(&0)).sum();
     assert!(given_beyond <= 7_000, "{extra:?}");
     server.shutdown().await;
+}
+
+/// A 5+3 game's lag quota as docs/protocol.md "Clocks" gives it (lichess's `LagTracker`):
+/// (gain a move, starting quota, most it holds) in ms: the gain is `min(1000, 150 + 4 ×
+/// (initial_s + 40 × increment_s))`, the quota starts at three gains and holds seven.
+fn quota_5_3() -> (i64, i64, i64) {
+    let gain = quota_gain_ms(300, 3);
+    (gain, 3 * gain, 7 * gain)
+}
+
+/// The gain a move of a game of `initial_s` + `increment_s` (docs/protocol.md "Clocks").
+fn quota_gain_ms(initial_s: i64, increment_s: i64) -> i64 {
+    (150 + 4 * (initial_s + 40 * increment_s)).min(1_000)
+}
+
+/// What a player was given back beyond its move's real delay, move by move: a move's charge is
+/// its time on the server's clock (its thinking plus its real delay, the frame's way out and
+/// the move's way back) less its compensation, so its thinking less its charge is the
+/// compensation less the real delay. Never more than the compensation itself.
+fn given_beyond_delay(player: &Player) -> Vec<i64> {
+    player.extra_ms.iter().map(|extra| -extra).collect()
+}
+
+/// A held pong leaves the proxy a little after its hold (tokio's timer counts whole ms, and the
+/// machine is shared), so each probe of a faking client measures its hold plus up to a few ms:
+/// what a test allows per move beyond a fake of exactly the hold.
+const TIMER_SLACK_MS: i64 = 10;
+
+/// (a) A client that holds each of its pongs for 500 ms (seat 0, on loopback: its real delay is
+/// a few ms) is, to the server, a link 500 ms slower: nothing tells the two apart. Over 40 moves
+/// of 5+3 it is given back, beyond its real delay, at most its fake a move while the fake is
+/// within the gain, `min(40 × min(500, gain), start + 39 × gain)` = 20 s in all — what any
+/// link 500 ms slower would get, and no more.
+#[tokio::test]
+async fn a_client_holding_its_pongs_500_ms_gains_at_most_its_fake_a_move() {
+    const MOVES: usize = 40;
+    const HOLD_MS: i64 = 500;
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let hold = Some(Duration::from_millis(HOLD_MS as u64));
+    let seats = [((0, 0), hold), ((0, 0), None), ((0, 0), None)];
+    let players = play_holding(&server, seats, |mut player| async move {
+        if player.seat != 0 {
+            player.think = Duration::ZERO;
+        }
+        assert!(player.play(MOVES, 3_000).await, "the game goes on");
+        player
+    })
+    .await;
+    server.shutdown().await;
+    let given = given_beyond_delay(&players[0]);
+    let total: i64 = given.iter().sum();
+    let (gain, start, _) = quota_5_3();
+    let n = MOVES as i64;
+    let bound = (n * HOLD_MS.min(gain)).min(start + (n - 1) * gain);
+    println!(
+        "pongs held {HOLD_MS} ms, {MOVES} moves of 5+3: given back beyond the real delay \
+         {total} ms in all (bound {bound} ms), per move {given:?}"
+    );
+    assert!(
+        total <= bound + n * TIMER_SLACK_MS,
+        "{total} ms given back beyond the real delay, over the bound {bound} ms: {given:?}"
+    );
+    // The fake does work (as a slower link would): the hold is measured, not lost.
+    assert!(total >= bound / 2, "{total} ms: {given:?}");
+}
+
+/// (b) Fakes beyond the gain and (c) a stall, in one 5+3 game. Seat 0 holds its pongs for 1.5 s
+/// (more than the 1 s gain, less than the 2 s between probes: about the largest fake the server
+/// measures at all) and thinks 1.7 s (so the time it spends does not cap what it gets back); when
+/// the frame for its 10th move arrives, its link stalls for 5 s. Seat 1 is honest, 300 ± 50 ms
+/// away, thinking 1 s. Seat 2 holds its pongs 3 s: each pong then answers a probe already
+/// superseded, so the server measures nothing and gives nothing back.
+///
+/// Seat 0's quota, simulated from the formula with what it was given back, bounds every move:
+/// never more than the quota at that moment (so the gain a move once the starting quota is
+/// spent, and `start + (n - 1) × gain` over n moves); the stalled move, whose real delay is at
+/// least the stall, is charged that delay less at most the quota. Seat 1 is still charged its
+/// thinking within 40 ms on average; seat 2 gets nothing beyond its real delay.
+#[tokio::test]
+async fn fakes_beyond_the_gain_and_a_stall_are_repaid_only_up_to_the_quota() {
+    const MOVES: usize = 12;
+    const STALLED: usize = 9;
+    const STALL: Duration = Duration::from_secs(5);
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let db = support::db::fresh_postgres().await;
+    let server = TestServer::start(&db.url).await;
+    let seats = [
+        ((0, 0), Some(Duration::from_millis(1_500))),
+        (LINKS[2], None),
+        ((0, 0), Some(Duration::from_secs(3))),
+    ];
+    let players = play_holding(&server, seats, |mut player| async move {
+        match player.seat {
+            0 => {
+                player.think = Duration::from_millis(1_700);
+                player.stall_on_move = Some((STALLED, STALL));
+            }
+            2 => player.think = Duration::from_millis(300),
+            _ => {}
+        }
+        assert!(player.play(MOVES, 3_000).await, "the game goes on");
+        player
+    })
+    .await;
+    server.shutdown().await;
+    let (gain, start, most) = quota_5_3();
+
+    let faker = &players[0];
+    let given = given_beyond_delay(faker);
+    println!(
+        "pongs held 1.5 s, a 5 s stall at move {STALLED}: given back beyond the real delay {given:?}"
+    );
+    // The quota at each move, from the formula; what was given back beyond the real delay is at
+    // most the move's compensation, so this quota is never below the server's.
+    let mut quota = start;
+    for (n, &back) in given.iter().enumerate() {
+        if n == STALLED {
+            // Its real delay is at least the stall from when the stall started (the move was
+            // held until then; the frame had left before it arrived): charged at least that,
+            // less its thinking and the quota.
+            let after = faker.stalled_after.expect("stalled").as_millis() as i64;
+            let delay = (STALL.as_millis() as i64) + after - faker.think.as_millis() as i64;
+            let extra = faker.extra_ms[n];
+            println!("the stall: charged {extra} ms beyond thinking, quota {quota} ms");
+            assert!(
+                extra >= delay - quota,
+                "the stalled move was repaid beyond the quota ({quota} ms): charged {extra} ms \
+                 beyond its thinking, its delay at least {delay} ms"
+            );
+        } else {
+            assert!(
+                back <= quota,
+                "move {n}: {back} ms given back beyond the delay, over the quota {quota} ms: \
+                 {given:?}"
+            );
+        }
+        quota = (quota - back.max(0) + gain).min(most);
+    }
+    let total: i64 = given.iter().sum();
+    let n = MOVES as i64;
+    assert!(total <= start + (n - 1) * gain, "{total} ms: {given:?}");
+    // Once the starting quota is spent, a fake beyond the gain gets the gain a move.
+    for (n, back) in given.iter().enumerate().skip(STALLED + 1) {
+        assert!(*back <= gain, "move {n}: {back} ms: {given:?}");
+    }
+
+    let honest = &players[1];
+    println!(
+        "honest, 300 ms one way: charged beyond thinking {:?}",
+        honest.extra_ms
+    );
+    assert!(
+        mean(&honest.extra_ms).abs() <= 40.0,
+        "the honest player beside the fakes: {:+.0} ms a move {:?}",
+        mean(&honest.extra_ms),
+        honest.extra_ms
+    );
+
+    let unmeasured = given_beyond_delay(&players[2]);
+    println!("pongs held 3 s: given back beyond the real delay {unmeasured:?}");
+    assert!(
+        unmeasured.iter().all(|back| *back <= 0),
+        "a client whose pongs come after the next probe is given nothing: {unmeasured:?}"
+    );
 }

@@ -378,12 +378,8 @@ async fn a_whole_game_is_played_through_nginx() {
 async fn an_idle_websocket_outlives_the_proxy_read_timeout_thanks_to_server_pings() {
     const IDLE: Duration = Duration::from_secs(5);
 
-    async fn idle_game(ping_interval_s: u64) -> (Setup, Ws, Idle) {
-        let setup = Setup::start(|c| {
-            c.ping_interval_s = ping_interval_s;
-            c.heartbeat_ms = ping_interval_s * 1000;
-        })
-        .await;
+    async fn idle_game(heartbeat_s: u64) -> (Setup, Ws, Idle) {
+        let setup = Setup::start(|c| c.heartbeat_ms = heartbeat_s * 1000).await;
         let (_, code, white_token, _) = two_player_room(setup.server.addr, json!({})).await;
         let mut white = upgrade(CLIENT_IP, setup.nginx.addr, &[])
             .await

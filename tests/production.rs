@@ -223,7 +223,11 @@ async fn websocket_upgrades_from_other_origins_are_refused() {
 
 #[tokio::test]
 async fn the_server_pings_and_drops_a_peer_that_stops_answering() {
-    let (_db, server) = sqlite_server_with(|c| c.ping_interval_s = 1).await;
+    let (_db, server) = sqlite_server_with(|c| {
+        c.heartbeat_ms = 1_000;
+        c.silence_limit_ms = 3_000;
+    })
+    .await;
     let (_, code, white_token, black_token) = two_player_room(server.addr, json!({})).await;
     // A raw client sees the pings (and, reading, answers them).
     let (mut raw, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr))
@@ -253,7 +257,8 @@ async fn the_server_pings_and_drops_a_peer_that_stops_answering() {
         white.next_of("presence").await["d"],
         json!({"seat": 1, "connected": true})
     );
-    // Kept alive by answering pings, White stays; silent Black is dropped after two intervals.
+    // Kept alive by answering pings, White stays; silent Black is dropped after the silence
+    // limit.
     let gone = white.next_of("presence").await;
     assert_eq!(gone["d"], json!({"seat": 1, "connected": false}));
     drop(silent);

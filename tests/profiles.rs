@@ -62,6 +62,8 @@ async fn scenario(url: &str) {
         json!({"winner": 0, "reason": "resignation"})
     );
     assert_eq!(first["players"][1]["name"], "Sok");
+    assert_eq!(first["players"][1]["user"], "Sok");
+    assert_eq!(first["players"][1].get("deleted"), None);
     assert_eq!(first["moves"], 1);
     let second = &all["games"][1];
     assert_eq!(
@@ -137,8 +139,26 @@ async fn scenario(url: &str) {
     }
     assert_eq!(walked, [g3.as_str(), g2.as_str(), g1.as_str()]);
 
+    // Head to head counts what the list shows each viewer: the private game only for its players.
+    let h2h = seen(&server, "/api/users/dara/vs/SOK", Auth::Cookie(&sok)).await;
+    assert_eq!(
+        h2h,
+        json!({"user": "Dara", "opponent": "Sok", "games": 2, "wins": 1, "draws": 0, "losses": 1})
+    );
+    for auth in [Auth::Cookie(&vann), Auth::None] {
+        let h2h = seen(&server, "/api/users/sok/vs/dara", auth).await;
+        assert_eq!(
+            h2h,
+            json!({"user": "Sok", "opponent": "Dara", "games": 1, "wins": 1, "draws": 0, "losses": 0})
+        );
+    }
+    let h2h = seen(&server, "/api/users/vann/vs/sok", Auth::None).await;
+    assert_eq!((&h2h["games"], &h2h["losses"]), (&json!(0), &json!(0)));
+
     for (path, status, code) in [
         ("/api/users/nobody", 404, "not_found"),
+        ("/api/users/dara/vs/nobody", 404, "not_found"),
+        ("/api/users/nobody/vs/dara", 404, "not_found"),
         ("/api/users/nobody/games", 404, "not_found"),
         ("/api/users/dara/games?vs=nobody", 404, "not_found"),
         ("/api/users/dara/games?limit=0", 400, "bad_request"),
@@ -157,6 +177,10 @@ async fn scenario(url: &str) {
     }
 
     // A deleted account keeps its name and its games, and its profile says it is deleted.
+    let record_path = format!("/api/games/{g3}");
+    let (_, record_before) = support::server::get(addr, &record_path).await;
+    let list_before = seen(&server, "/api/users/dara/games?vs=vann", Auth::None).await;
+    assert_eq!(record_before["players"][1]["user"], "Vann");
     let body = json!({"password": "Vann-secret-pw"});
     let path = "/api/account";
     let deleted = support::account::delete_as(addr, path, Auth::Cookie(&vann), Some(&body)).await;
@@ -170,7 +194,21 @@ async fn scenario(url: &str) {
     let theirs = seen(&server, "/api/users/vann/games", Auth::None).await;
     assert_eq!(rooms(&theirs), [g3.as_str()]);
     let path = "/api/users/dara/games?vs=vann";
-    assert_eq!(rooms(&seen(&server, path, Auth::None).await), [g3.as_str()]);
+    let list_after = seen(&server, path, Auth::None).await;
+    assert_eq!(rooms(&list_after), [g3.as_str()]);
+    // The other player's record says the account was deleted, and is otherwise as it was.
+    let (_, mut record_after) = support::server::get(addr, &record_path).await;
+    let mut game_after = list_after["games"][0].clone();
+    for deleted_player in [
+        &mut record_after["players"][1],
+        &mut game_after["players"][1],
+    ] {
+        let marked = deleted_player.as_object_mut().unwrap().remove("deleted");
+        assert_eq!(marked, Some(json!(true)));
+    }
+    assert_eq!(record_after.to_string(), record_before.to_string());
+    assert_eq!(game_after.to_string(), list_before["games"][0].to_string());
+    assert_eq!(record_after["players"][0].get("deleted"), None);
     server.shutdown().await;
 }
 

@@ -70,6 +70,7 @@ fn check_server_frame(frame: &Value) {
     let versioned = [
         "snapshot",
         "seat_taken",
+        "seat_account",
         "game_started",
         "moved",
         "offer",
@@ -311,8 +312,8 @@ async fn the_player_examples_are_what_the_server_answers() {
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
     let text = std::fs::read_to_string(path).expect("docs/protocol.md");
-    let [profile, games] = <[Value; 2]>::try_from(section_examples(&text, "Players"))
-        .expect("the two examples of the Players section");
+    let [profile, games, h2h] = <[Value; 3]>::try_from(section_examples(&text, "Players"))
+        .expect("the three examples of the Players section");
     let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
     let dara = register(server.addr, "Dara").await;
     let sok = register(server.addr, "Sok").await;
@@ -324,4 +325,8 @@ async fn the_player_examples_are_what_the_server_answers() {
     let answer = get_as(server.addr, "/api/users/dara/games", Auth::Cookie(&dara)).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(shape(&answer.body), shape(&games));
+    let answer = get_as(server.addr, "/api/users/dara/vs/sok", Auth::Cookie(&dara)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(shape(&answer.body), shape(&h2h));
+    assert_eq!(answer.body["opponent"], h2h["opponent"]);
 }

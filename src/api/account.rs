@@ -17,6 +17,7 @@ use super::error::ApiError;
 use super::extract::{ApiPath, JsonBytes};
 use super::games;
 use super::proxy;
+use super::seat_accounts;
 use crate::accounts::{AccountError, Client, NewSession};
 use crate::rules::GameKind;
 use crate::store::{ApiTokenRow, UserRow};
@@ -219,6 +220,14 @@ pub async fn delete(
 ) -> Result<Response, ApiError> {
     let body: PasswordBody = body.parse(None)?;
     state.accounts.delete(&user, &body.password).await?;
+    // Its rooms in play, and the recently finished ones a page may still show, say so now.
+    let finished = i64::try_from(super::my_games::MAX_FINISHED).unwrap_or(i64::MAX);
+    let mut told = std::collections::HashSet::new();
+    for (room_id, _) in state.store.account_seats(user.id, finished).await? {
+        if told.insert(room_id) {
+            seat_accounts::tell_room(&state, room_id).await;
+        }
+    }
     Ok(logged_out(&state))
 }
 
@@ -359,10 +368,8 @@ pub async fn attach(
         }
         state.store.attach_seats(&hash, user.id).await?;
         for (room_id, _, _) in seats {
-            // A room this node serves learns it now; any other reads it when it loads.
-            if let Ok(Some(room)) = state.registry.find(&room_id.to_string()).await {
-                room.attached(hash, user.id).await;
-            }
+            // A live room learns it now, on whichever node runs it.
+            seat_accounts::tell_room(&state, room_id).await;
             attached.push(json!({"index": index, "room_id": room_id}));
         }
     }

@@ -21,6 +21,7 @@ mod profiles;
 mod proxy;
 mod record;
 mod rest;
+mod seat_accounts;
 mod site;
 mod web;
 mod ws;
@@ -33,7 +34,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use axum::{BoxError, Router};
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::{mpsc, watch};
@@ -198,6 +199,10 @@ fn answered_routes() -> Router<AppState> {
         .route("/api/challenges/{id}/accept", post(challenges::accept))
         .route("/api/challenges/{id}/decline", post(challenges::decline))
         .route("/api/challenges/{id}/cancel", post(challenges::cancel))
+        .route(
+            "/api/rooms/{room_id}/accounts",
+            put(seat_accounts::accounts_changed),
+        )
         .route("/api/my-games", post(my_games::my_games))
         .route("/api/games", get(games::recent))
         .route("/api/games/{room_id}", get(games::game_record))
@@ -205,6 +210,10 @@ fn answered_routes() -> Router<AppState> {
         .route("/api/games/{room_id}/record", get(games::game_text))
         .route("/api/users/{username}", get(profiles::profile))
         .route("/api/users/{username}/games", get(profiles::games))
+        .route(
+            "/api/users/{username}/vs/{other}",
+            get(profiles::head_to_head),
+        )
         .route(
             "/api/users/{username}/games.ndjson",
             get(profile_exports::ndjson),
@@ -236,6 +245,7 @@ fn answered_routes() -> Router<AppState> {
         .route("/login", get(web::login))
         .route("/account", get(web::account))
         .route("/g/{room_id}", get(web::game))
+        .route("/@/{username}", get(web::profile))
         .route("/rules/{game}", get(web::rules))
         .route("/assets/{*path}", get(web::asset))
         .route("/api/whoami", get(rest::whoami))

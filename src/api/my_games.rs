@@ -25,7 +25,7 @@ use super::auth;
 use super::error::ApiError;
 use super::extract::JsonBytes;
 use crate::room::token::hash_token;
-use crate::store::{HeldSeat, RoomStatus, Store, StoreError};
+use crate::store::{HeldSeat, RoomStatus, Store, StoreError, mark_players};
 
 /// The most seats one request may name.
 pub const MAX_SEATS: usize = 100;
@@ -84,11 +84,12 @@ fn your_turn(seat: &HeldSeat) -> bool {
 
 /// One game of the answer (docs/protocol.md, `POST /api/my-games`).
 fn entry(seat: &HeldSeat) -> Value {
-    let players: Vec<Value> = seat
+    let mut players: Value = seat
         .names
         .iter()
         .map(|(s, name)| json!({"seat": s, "name": name}))
         .collect();
+    mark_players(&mut players, &seat.accounts);
     json!({
         "room_id": seat.room_id,
         "invite_code": seat.invite_code,

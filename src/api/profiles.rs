@@ -43,7 +43,10 @@ pub async fn profile(
 ) -> Result<Json<Value>, ApiError> {
     let viewer = auth::viewer(&state, peer, &headers, &Method::GET).await?;
     let user = user_named(&state, &name).await?;
-    let tallies = state.store.tallies(user.id, viewer.map(|v| v.id)).await?;
+    let tallies = state
+        .store
+        .tallies(user.id, viewer.map(|v| v.id), None)
+        .await?;
     let games: Vec<Value> = tallies
         .iter()
         .map(|t| {
@@ -61,6 +64,37 @@ pub async fn profile(
         "member_since": user.created_at,
         "deleted": user.deleted_at.is_some(),
         "games": games,
+    })))
+}
+
+/// `GET /api/users/{username}/vs/{other}`: head to head, 200 `{"user", "opponent", "games",
+/// "wins", "draws", "losses"}`, both names as registered and the finished games in which both
+/// held a seat that the viewer may see, counted from the first player's view as the profile
+/// counts them (`losses`: another seat won, so a three-player game a third player won is a loss
+/// for both). The games themselves are `GET /api/users/{username}/games?vs={other}`. Errors:
+/// 404 `not_found` for an unknown name; as [`auth::viewer`] for the credential.
+pub async fn head_to_head(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiPath((name, other)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let viewer = auth::viewer(&state, peer, &headers, &Method::GET).await?;
+    let user = user_named(&state, &name).await?;
+    let opponent = user_named(&state, &other).await?;
+    let tallies = state
+        .store
+        .tallies(user.id, viewer.map(|v| v.id), Some(opponent.id))
+        .await?;
+    let sum = |count: fn(&crate::store::GameTally) -> i64| tallies.iter().map(count).sum::<i64>();
+    let (wins, draws, losses) = (sum(|t| t.wins), sum(|t| t.draws), sum(|t| t.losses));
+    Ok(Json(json!({
+        "user": user.name,
+        "opponent": opponent.name,
+        "games": wins + draws + losses,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
     })))
 }
 

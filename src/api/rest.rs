@@ -260,7 +260,7 @@ async fn find_room(
 /// claimed the room. 503 `unavailable` when no node served the room in time or this node is
 /// shutting down; 404 when the room no longer exists; 502 `unknown_outcome` when a join may have
 /// reached the owner and its answer was lost (never sent twice: it could take a second seat).
-async fn forwarded<F, Fut>(
+pub(super) async fn forwarded<F, Fut>(
     state: &AppState,
     room_id: Uuid,
     (client, headers): (IpAddr, &HeaderMap),

@@ -86,6 +86,17 @@ pub async fn game(State(state): State<AppState>, ApiPath(room_id): ApiPath<Strin
     page(&state.config, "game.html", status)
 }
 
+/// `GET /@/{username}`: a player's page (docs/protocol.md "Players"); with 404 when no account
+/// has that name (the page itself then says so), 503 when the store cannot tell.
+pub async fn profile(State(state): State<AppState>, ApiPath(name): ApiPath<String>) -> Response {
+    let status = match state.store.user_by_name(&name).await {
+        Ok(Some(_)) => StatusCode::OK,
+        Ok(None) => StatusCode::NOT_FOUND,
+        Err(_) => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    page(&state.config, "profile.html", status)
+}
+
 /// `GET /rules/{game}`: the rules page, 404 for a game this server does not host.
 pub async fn rules(State(state): State<AppState>, ApiPath(game): ApiPath<String>) -> Response {
     let status = match game.parse::<GameKind>() {
@@ -206,6 +217,7 @@ mod tests {
             "game.html",
             "login.html",
             "account.html",
+            "profile.html",
         ] {
             let file = Assets::get(name).unwrap();
             assert!(

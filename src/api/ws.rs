@@ -236,8 +236,9 @@ async fn connection(
     let room = match found {
         Ok(Served::Here(room)) => room,
         Ok(Served::Owner(link)) => {
-            let ping = state.config.ping_interval();
-            return relay::pipe(socket, *link, state.shutdown.clone(), ping).await;
+            let beats = Beats::of(&state.config);
+            let (shutdown, silence) = (state.shutdown.clone(), beats.silence_limit);
+            return relay::pipe(socket, *link, shutdown, beats.heartbeat, silence).await;
         }
         Err(StoreError::Corrupt(e)) => {
             tracing::error!(error = %e, "a room's stored rows cannot be read");
@@ -316,7 +317,7 @@ async fn connection(
     }
     // Also when the reader ended first: a command for a room that stopped ends it while the
     // room's close frame is still on its way out.
-    await_close_reply(&mut stream).await;
+    close::await_reply(&mut stream).await;
 }
 
 /// The account a hello comes from: its `api_token`'s (which must have the scope `play`), else
@@ -346,19 +347,6 @@ async fn account_of(
     };
     let found = state.accounts.session(session).await.map_err(unavailable)?;
     Ok(found.map(|(_, user)| user.id))
-}
-
-/// How long a connection the server closed waits for the client's answering close.
-const CLOSE_REPLY_WITHIN: Duration = Duration::from_secs(2);
-
-/// After the server sent its close frame: reads (and discards, as RFC 6455 section 5.5.1
-/// allows) what the client still sends until its answering close ends the stream, at most
-/// [`CLOSE_REPLY_WITHIN`]. Dropping the socket at once would make the client's kernel answer
-/// a frame it still sends (a pong, a move) with a reset, and a reset can destroy the unread close
-/// frame: the client would see 1006 instead of the code it must act on.
-async fn await_close_reply(stream: &mut SplitStream<WebSocket>) {
-    let deadline = tokio::time::Instant::now() + CLOSE_REPLY_WITHIN;
-    while let Ok(Some(Ok(_))) = tokio::time::timeout_at(deadline, stream.next()).await {}
 }
 
 /// Where a hello is served.
@@ -420,7 +408,7 @@ async fn client_left(socket: &mut WebSocket) {
 /// and writer; and the heartbeat probe outstanding: the writer stamps each probe's payload with
 /// when it was sent (ms after `since`, 8 bytes big-endian), and the pong echoing the latest
 /// probe measures one round trip. A pong of an older probe, an unasked pong or one with another
-/// payload (the proxies' pings are empty) measures nothing.
+/// payload (an empty one, say) measures nothing.
 #[derive(Clone)]
 struct Heard {
     since: tokio::time::Instant,
@@ -477,16 +465,14 @@ impl Heard {
     }
 }
 
-/// When a connection's writer pings: the heartbeat probes, and the proxies' keep-alive.
+/// When a connection's writer probes its peer, and when it gives up on a silent one. The probes
+/// also keep proxies with idle timeouts from closing a quiet socket: no other ping is needed.
 #[derive(Clone, Copy)]
 struct Beats {
     /// Between probes ([`Config::heartbeat_ms`](crate::config::Config::heartbeat_ms)).
     heartbeat: Duration,
     /// The peer is closed after this long without a frame.
     silence_limit: Duration,
-    /// Between the proxies' pings (`--ping-interval-s`); a peer that has not answered for two
-    /// of them is dropped too.
-    keepalive: Duration,
 }
 
 impl Beats {
@@ -494,7 +480,6 @@ impl Beats {
         Beats {
             heartbeat: config.heartbeat(),
             silence_limit: config.silence_limit(),
-            keepalive: config.ping_interval(),
         }
     }
 }
@@ -509,8 +494,7 @@ const EARLY_PROBES: (u32, Duration) = (6, Duration::from_millis(300));
 
 /// Drains the outbound queue into the socket until the queue closes, a close is queued, or the
 /// server shuts down; probes the peer every heartbeat and closes it (1001) once it has been
-/// silent for the silence limit, and pings it for proxies every keep-alive interval (giving up
-/// on it after two unanswered ones: a dead peer behind a proxy would otherwise hold its socket).
+/// silent for the silence limit (a dead peer behind a proxy would otherwise hold its socket).
 async fn write_frames(
     mut sink: SplitSink<WebSocket, Message>,
     mut queue: mpsc::Receiver<Outbound>,
@@ -521,7 +505,6 @@ async fn write_frames(
     let start = tokio::time::Instant::now();
     let mut next_probe = start + FIRST_PROBE;
     let mut probes_sent = 0;
-    let mut pings = tokio::time::interval_at(start + beats.keepalive, beats.keepalive);
     let close = loop {
         tokio::select! {
             () = tokio::time::sleep_until(heard.silent_at(beats.silence_limit)) => {
@@ -538,15 +521,6 @@ async fn write_frames(
                 next_probe += if probes_sent < early { often } else { beats.heartbeat };
                 let probe = heard.probe();
                 if sink.send(Message::Ping(probe.to_vec().into())).await.is_err() {
-                    return;
-                }
-            }
-            _ = pings.tick() => {
-                if heard.silent_for() > 2 * beats.keepalive {
-                    debug!("peer silent for two ping intervals: dropped");
-                    break (close::GOING_AWAY, "no answer to pings".to_owned());
-                }
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
                     return;
                 }
             }
@@ -716,7 +690,7 @@ mod tests {
     #[test]
     fn a_round_trip_is_measured_only_by_the_pong_of_the_outstanding_probe() {
         let heard = Heard::new();
-        // A pong nobody asked for, or a proxy ping's empty one, measures nothing.
+        // A pong nobody asked for, or an empty one, measures nothing.
         assert_eq!(heard.ponged(&0u64.to_be_bytes()), None);
         assert_eq!(heard.ponged(&[]), None);
         let first = heard.probe();

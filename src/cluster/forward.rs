@@ -33,7 +33,7 @@ pub const ROOM_MOVING: &str = "room_moving";
 /// against the shared database itself; no node vouches for a user), and returns its answer:
 /// status, `Content-Type`, `Retry-After` and body. Errors: [`Attempt::Retry`] when nothing can have
 /// happened at the owner (the connection failed, or it answered 503 [`ROOM_MOVING`]), or when
-/// the request is idempotent (`GET`); [`Attempt::Unknown`] when a request that is not (a join)
+/// the request is idempotent (`GET`, `PUT`); [`Attempt::Unknown`] when a request that is not (a join)
 /// may have reached the owner and its answer was lost: sending it again could take a second seat.
 pub async fn forward(
     node: &Node,
@@ -44,7 +44,7 @@ pub async fn forward(
     client: IpAddr,
     credentials: &HeaderMap,
 ) -> Result<Response, Attempt> {
-    let idempotent = method == Method::GET;
+    let idempotent = method.is_idempotent();
     let lost = |e: reqwest::Error| {
         if idempotent || e.is_connect() {
             Attempt::Retry(e.to_string())

@@ -173,14 +173,17 @@ fn client_close(code: u16, reason: &str) -> ws::Message {
 }
 
 /// Relays `client` and `link` until either ends, the room moves, or this node shuts down;
-/// pings the client every `ping` and drops it after two intervals of silence, as a local
-/// connection is; pings the owner every [`LINK_PING`] and, after [`LINK_SILENCE`] without a
-/// word from it (a frozen owner, a stalled path), closes the client with 1012 saying so.
+/// pings the client every `heartbeat` and closes it (1001) after `silence_limit` without a word
+/// from it, as a local connection is; pings the owner every [`LINK_PING`] and, after
+/// [`LINK_SILENCE`] without a word from it (a frozen owner, a stalled path), closes the client
+/// with 1012 saying so. A client closed here gets up to [`close::REPLY_WITHIN`] to answer
+/// the close before its socket is dropped.
 pub async fn pipe(
     client: WebSocket,
     link: Link,
     mut shutdown: watch::Receiver<bool>,
-    ping: Duration,
+    heartbeat: Duration,
+    silence_limit: Duration,
 ) {
     telemetry::relayed_connection();
     let Link {
@@ -199,7 +202,7 @@ pub async fn pipe(
         return;
     }
     let mut heard = Instant::now();
-    let mut pings = tokio::time::interval_at(Instant::now() + ping, ping);
+    let mut pings = tokio::time::interval_at(Instant::now() + heartbeat, heartbeat);
     let mut owner_heard = Instant::now();
     let mut link_pings = tokio::time::interval_at(Instant::now() + LINK_PING, LINK_PING);
     let (client_gets, owner_gets) = loop {
@@ -277,8 +280,9 @@ pub async fn pipe(
                 }
             }
             _ = pings.tick() => {
-                if heard.elapsed() > 2 * ping {
-                    break (Some(client_close(close::GOING_AWAY, "no answer to pings")), Some(Message::Close(None)));
+                if heard.elapsed() >= silence_limit {
+                    let silent = format!("silent for {} s", silence_limit.as_secs_f64());
+                    break (Some(client_close(close::GOING_AWAY, &silent)), Some(Message::Close(None)));
                 }
                 if to_client.send(ws::Message::Ping(Default::default())).await.is_err() {
                     break (None, Some(Message::Close(None)));
@@ -291,6 +295,8 @@ pub async fn pipe(
     }
     if let Some(message) = client_gets {
         let _ = to_client.send(message).await;
+        // As a local connection does: the client's answering close, before its socket goes.
+        close::await_reply(&mut from_client).await;
     }
 }
 

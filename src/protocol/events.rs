@@ -29,6 +29,13 @@ pub struct SeatInfo {
     /// The level (1 to 5) of the computer opponent holding the seat; absent for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot: Option<Level>,
+    /// The username (as registered) of the account the seat belongs to; absent for an
+    /// anonymous seat, a bot's or a free one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Whether that account was deleted (shown as a deleted player); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
 }
 
 /// A game result on the wire: `{"winner": seat | null, "reason"}`.
@@ -144,6 +151,21 @@ pub enum Event {
         /// seat's token as `same_player`); absent when another person took it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         same_player_as: Option<Seat>,
+        /// The username of the account that took the seat (its player was logged in); absent
+        /// for an anonymous player or a bot.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<String>,
+    },
+    /// `seat_account`: the store now says a taken seat belongs to an account (its player gave
+    /// the account the seat's token, `POST /api/account/attach`), or that account was deleted.
+    SeatAccount {
+        /// The seat.
+        seat: Seat,
+        /// The account's username as registered.
+        user: String,
+        /// Whether the account was deleted; absent when not.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        deleted: bool,
     },
     /// `game_started`: the last free seat was taken and play begins; a position change.
     GameStarted {
@@ -347,6 +369,7 @@ impl Event {
     pub fn kind(&self) -> &'static str {
         match self {
             Event::SeatTaken { .. } => "seat_taken",
+            Event::SeatAccount { .. } => "seat_account",
             Event::GameStarted { .. } => "game_started",
             Event::Moved { .. } => "moved",
             Event::Offer(_) => "offer",

@@ -203,6 +203,7 @@ fn rematch_room(
             name: slot.name.clone(),
             bot: slot.bot,
             same_player_as,
+            user: slot.user.clone(),
         });
         seats.push(SeatRow {
             seat: moved.new_seat,

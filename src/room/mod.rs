@@ -34,6 +34,7 @@ use crate::clock::Clock;
 use crate::protocol::Command;
 use crate::protocol::SeatInfo;
 use crate::rules::{GameKind, Seat};
+use crate::store::SeatAccount;
 use state::{JoinRefusal, SeatChoice};
 
 /// How many requests may wait in a room's inbox before senders wait.
@@ -244,10 +245,9 @@ enum Request {
     Summary {
         reply: oneshot::Sender<RoomSummary>,
     },
-    /// The store now says the seat whose token hashes to `token_hash` belongs to `user`.
-    Attached {
-        token_hash: [u8; 32],
-        user: Uuid,
+    /// The store now says these seats belong to these accounts (an attach, a deletion).
+    Accounts {
+        accounts: Vec<SeatAccount>,
     },
 }
 
@@ -406,12 +406,13 @@ impl RoomHandle {
         answer.await.ok()
     }
 
-    /// Tells the room that the store gave the seat of `token_hash` to the account `user`
-    /// (`Store::attach_seats`), so its player resumes it by logging in. A seat that already
-    /// belongs to an account keeps it.
-    pub async fn attached(&self, token_hash: [u8; 32], user: Uuid) {
-        // A stopped room reads the seat's account from the store when it loads again.
-        let _ = self.tx.send(Request::Attached { token_hash, user }).await;
+    /// Tells the room what the store now says of its seats' accounts (`Store::seat_accounts`,
+    /// read after an attach or a deletion): the player of a seat given to an account resumes it
+    /// by logging in, and a seat whose account is new to the room, or was deleted, is announced
+    /// to everyone (`seat_account`). Returns false when the room task has stopped (it reads the
+    /// accounts from the store when it loads again).
+    pub async fn accounts_changed(&self, accounts: Vec<SeatAccount>) -> bool {
+        self.tx.send(Request::Accounts { accounts }).await.is_ok()
     }
 }
 

@@ -1,5 +1,6 @@
-//! Who of a room's seats is here: connections per seat, since when a seat has been away, and the
-//! Khan-Tsin abandonment votes (docs/protocol.md, "Abandonment").
+//! Who of a room's seats is here: connections per seat, since when a seat has been away, each
+//! seat's last announced round trip (`lag`), and the Khan-Tsin abandonment votes
+//! (docs/protocol.md, "Abandonment").
 //!
 //! Pure bookkeeping, with no tokio and no I/O: time comes in as arguments (milliseconds of the
 //! room's [`Clock`](crate::clock::Clock)), so the rules of grace and votes are tested with plain
@@ -20,6 +21,9 @@ pub(super) struct Presence {
     /// reload, the seat's return or a change of the claimable seat starts afresh).
     votes_against: Option<Seat>,
     votes: Vec<Seat>,
+    /// Per seat: the round trip (ms) last announced for it (`lag`), for connections that come
+    /// later; `None` before its first measurement.
+    lag_ms: Vec<Option<u64>>,
 }
 
 impl Presence {
@@ -30,7 +34,23 @@ impl Presence {
             away_since: vec![Some(now_ms); seats],
             votes_against: None,
             votes: Vec::new(),
+            lag_ms: vec![None; seats],
         }
+    }
+
+    /// Notes `seat`'s round trip as announced (`lag`).
+    pub fn note_lag(&mut self, seat: Seat, lag_ms: u64) {
+        if let Some(slot) = self.lag_ms.get_mut(usize::from(seat)) {
+            *slot = Some(lag_ms);
+        }
+    }
+
+    /// The seats whose round trip was announced, with the last one (ms), in seat order.
+    pub fn lags(&self) -> Vec<(Seat, u64)> {
+        (0..)
+            .zip(&self.lag_ms)
+            .filter_map(|(seat, lag)| Some((seat, (*lag)?)))
+            .collect()
     }
 
     /// A connection of `seat` arrived. True when it is the seat's first (the others are told):
@@ -119,6 +139,17 @@ mod tests {
 
     /// Seat 0 is on move; the grace period is 60 s.
     const GRACE: Option<u64> = Some(60_000);
+
+    #[test]
+    fn the_last_announced_round_trip_of_each_measured_seat_is_kept() {
+        let mut presence = Presence::new(3, 0);
+        assert_eq!(presence.lags(), vec![]);
+        presence.note_lag(2, 640);
+        presence.note_lag(0, 40);
+        presence.note_lag(2, 700);
+        presence.note_lag(7, 1);
+        assert_eq!(presence.lags(), vec![(0, 40), (2, 700)]);
+    }
 
     #[test]
     fn the_seat_on_move_is_claimable_once_away_for_its_grace_period() {

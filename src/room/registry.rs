@@ -19,7 +19,7 @@ use super::authority::Authority;
 use super::chat::{CHAT_HISTORY, RecentChat};
 use super::commit::{Author, NewSeat, room_row, stage};
 use super::fanout::Logged;
-use super::state::{JoinRefusal, RoomState, SeatChoice};
+use super::state::{JoinRefusal, RoomState, SeatChoice, taken_by_account};
 use super::token::{new_invite_code, new_seat_token, normalize_invite_code};
 use super::{Joined, RoomHandle, RoomSettings};
 use crate::bot::Level;
@@ -27,7 +27,7 @@ use crate::cluster::{Node, Ownership};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
 use crate::store::{
-    ChatAnswer, Commit, RoomRef, RoomRow, Store, StoreError, StoredRoom, Visibility,
+    ChatAnswer, Commit, RoomRef, RoomRow, SeatAccount, Store, StoreError, StoredRoom, Visibility,
 };
 use rand::seq::IteratorRandom;
 
@@ -329,6 +329,11 @@ impl Registry {
             .cloned()
     }
 
+    /// The task of `room_id` if this process runs it now; never loads the room.
+    pub fn running(&self, room_id: Uuid) -> Option<RoomHandle> {
+        self.cached(RoomRef::Id(room_id))
+    }
+
     /// Starts `task` unless a live task already runs its room, and returns the running one.
     fn start_unless_running(&self, task: Authority) -> RoomHandle {
         let mut rooms = self.rooms();
@@ -371,9 +376,12 @@ impl Registry {
                 self.settings.clock.now_utc(),
             );
             let choice = creator_choice(&request, state.seats.len())?;
-            let (seat, events) = state
+            let (seat, mut events) = state
                 .decide_join_as(&choice, request.name.clone(), None, request.user)
                 .map_err(CreateError::Seat)?;
+            if request.user.is_some() {
+                taken_by_account(&mut events);
+            }
             let (seat_token, token_hash) = new_seat_token();
             let mut prepared = Prepared::first_seat(state, events, seat, token_hash, request.user)?;
             for &(bot, level) in &request.bots {
@@ -424,7 +432,7 @@ impl Registry {
         let first = players
             .next()
             .ok_or(CreateError::Seat(JoinRefusal::RoomFull))?;
-        let (seat, events) = state
+        let (seat, mut events) = state
             .decide_join_as(
                 &SeatChoice::Number(first.seat),
                 first.name.clone(),
@@ -432,9 +440,12 @@ impl Registry {
                 first.user,
             )
             .map_err(CreateError::Seat)?;
+        if first.user.is_some() {
+            taken_by_account(&mut events);
+        }
         let mut prepared = Prepared::first_seat(state, events, seat, first.token_hash, first.user)?;
         for player in players {
-            let (seat, events) = prepared
+            let (seat, mut events) = prepared
                 .next
                 .decide_join_as(
                     &SeatChoice::Number(player.seat),
@@ -443,6 +454,9 @@ impl Registry {
                     player.user,
                 )
                 .map_err(CreateError::Seat)?;
+            if player.user.is_some() {
+                taken_by_account(&mut events);
+            }
             prepared.seat(seat, events, player.token_hash, player.user)?;
         }
         Ok(prepared)
@@ -549,7 +563,8 @@ impl Registry {
             return Ok(None);
         };
         let (chat, answered) = self.stored_chat(stored.room.id).await?;
-        let mut task = restore(stored, self.store.clone(), self.settings.clone())
+        let accounts = self.store.seat_accounts(stored.room.id).await?;
+        let mut task = restore(stored, &accounts, self.store.clone(), self.settings.clone())
             .map_err(StoreError::Corrupt)?
             .with_chat(chat, answered);
         if let Some(ownership) = ownership.flatten() {
@@ -674,7 +689,8 @@ impl Registry {
                 Err(e) => return Err(e),
             };
             let (chat, answered) = self.stored_chat(id).await?;
-            match restore(stored, self.store.clone(), self.settings.clone()) {
+            let accounts = self.store.seat_accounts(id).await?;
+            match restore(stored, &accounts, self.store.clone(), self.settings.clone()) {
                 Ok(mut task) => {
                     if let Some(ownership) = ownership.clone() {
                         task = task.with_ownership(ownership);
@@ -691,8 +707,15 @@ impl Registry {
     }
 }
 
-/// Rebuilds a room task's state by applying its stored events in order.
-fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<Authority, String> {
+/// Rebuilds a room task's state by applying its stored events in order; the seats' tokens and
+/// accounts are the store's (`accounts`: an account attached or deleted while the room was out
+/// of memory made no event).
+fn restore(
+    stored: StoredRoom,
+    accounts: &[SeatAccount],
+    store: Store,
+    settings: RoomSettings,
+) -> Result<Authority, String> {
     let room = stored.room;
     // The start position text holds everything a game is set up with (players, layout, ...).
     let setup = GameOptions {
@@ -730,6 +753,10 @@ fn restore(stored: StoredRoom, store: Store, settings: RoomSettings) -> Result<A
             .ok_or_else(|| format!("room {}: seat {} does not exist", room.id, seat.seat))?;
         slot.token_hash = Some(seat.token_hash);
         slot.user_id = seat.user_id;
+        if let Some(account) = accounts.iter().find(|a| a.seat == seat.seat) {
+            slot.user = Some(account.name.clone());
+            slot.deleted = account.deleted;
+        }
     }
     if state.version != room.version {
         return Err(format!(

@@ -32,6 +32,7 @@ mod profiles;
 mod queries;
 mod ratings;
 mod rows;
+mod seat_accounts;
 pub mod sqlite;
 
 use chrono::{DateTime, Timelike, Utc};
@@ -49,6 +50,7 @@ pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
     MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
 };
+pub use self::seat_accounts::{SeatAccount, mark_players};
 use self::sqlite::Lite;
 
 /// Errors of the store. None of them means a half-written command: a commit is all or nothing.

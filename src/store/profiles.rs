@@ -83,15 +83,17 @@ impl Store {
     }
 
     /// The wins, draws and losses of `user_id` in each game it finished one of that `viewer`
-    /// may see, by game name.
+    /// may see, by game name; with `vs`, only the games in which that other account held a seat
+    /// too (head to head).
     pub async fn tallies(
         &self,
         user_id: Uuid,
         viewer: Option<Uuid>,
+        vs: Option<Uuid>,
     ) -> Result<Vec<GameTally>, StoreError> {
         match self {
-            Store::Postgres(s) => tally::<Pg>(&mut *s.conn().await?, user_id, viewer).await,
-            Store::Sqlite(s) => tally::<Lite>(&mut *s.conn().await?, user_id, viewer).await,
+            Store::Postgres(s) => tally::<Pg>(&mut *s.conn().await?, user_id, viewer, vs).await,
+            Store::Sqlite(s) => tally::<Lite>(&mut *s.conn().await?, user_id, viewer, vs).await,
         }
     }
 }
@@ -108,6 +110,21 @@ macro_rules! played_from {
     };
 }
 
+/// Only the games in which the account `$n` held a seat too (head to head); none when `$n` is
+/// null.
+macro_rules! against {
+    ($n:literal) => {
+        concat!(
+            " AND ($",
+            $n,
+            " IS NULL OR EXISTS (SELECT 1 FROM seats o WHERE o.room_id = g.room_id \
+               AND o.user_id = $",
+            $n,
+            " AND o.user_id <> $1))"
+        )
+    };
+}
+
 async fn played<D: Dialect>(
     conn: &mut D::Conn,
     q: &PlayedQuery,
@@ -117,10 +134,9 @@ async fn played<D: Dialect>(
                 g.final_position, g.moves, g.display_moves, g.extra, g.started_at, \
                 g.finished_at, s.seat, r.visibility, r.options ",
         played_from!(),
-        " AND ($3 IS NULL OR g.game = $3) \
-          AND ($4 IS NULL OR EXISTS (SELECT 1 FROM seats o WHERE o.room_id = g.room_id \
-                                     AND o.user_id = $4 AND o.user_id <> $1)) \
-          AND ($5 IS NULL OR (g.finished_at, g.room_id) < \
+        " AND ($3 IS NULL OR g.game = $3)",
+        against!("4"),
+        " AND ($5 IS NULL OR (g.finished_at, g.room_id) < \
                              (SELECT b.finished_at, b.room_id FROM games b WHERE b.room_id = $5)) \
           ORDER BY g.finished_at DESC, g.room_id DESC \
           LIMIT $6"
@@ -133,8 +149,8 @@ async fn played<D: Dialect>(
         Param::NullableUuid(q.before),
         Param::Big(q.limit.max(0)),
     ];
-    D::fetch_all(conn, Statement::new(sql, params))
-        .await?
+    let rows = D::fetch_all(conn, Statement::new(sql, params)).await?;
+    let mut games = rows
         .iter()
         .map(|row| {
             let cols = Cols::<D>(row);
@@ -145,7 +161,11 @@ async fn played<D: Dialect>(
                 clock: cols.json("options")?.get("clock").cloned(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    for game in &mut games {
+        super::seat_accounts::mark_record::<D>(conn, &mut game.record).await?;
+    }
+    Ok(games)
 }
 
 async fn seats<D: Dialect>(
@@ -176,6 +196,7 @@ async fn tally<D: Dialect>(
     conn: &mut D::Conn,
     user_id: Uuid,
     viewer: Option<Uuid>,
+    vs: Option<Uuid>,
 ) -> Result<Vec<GameTally>, StoreError> {
     let sql = concat!(
         "SELECT g.game, \
@@ -183,9 +204,14 @@ async fn tally<D: Dialect>(
                 SUM(CASE WHEN g.winner IS NULL THEN 1 ELSE 0 END) AS draws, \
                 SUM(CASE WHEN g.winner <> s.seat THEN 1 ELSE 0 END) AS losses ",
         played_from!(),
+        against!("3"),
         " GROUP BY g.game ORDER BY g.game"
     );
-    let params = vec![Param::Uuid(user_id), Param::NullableUuid(viewer)];
+    let params = vec![
+        Param::Uuid(user_id),
+        Param::NullableUuid(viewer),
+        Param::NullableUuid(vs),
+    ];
     D::fetch_all(conn, Statement::new(sql, params))
         .await?
         .iter()

@@ -357,6 +357,7 @@ pub(super) async fn held_seat<D: Dialect>(
         .iter()
         .map(|seat| Ok((Cols::<D>(seat).seat("seat")?, D::text(seat, "name")?)))
         .collect::<Result<_, StoreError>>()?;
+    let accounts = super::seat_accounts::accounts_of::<D>(conn, room_id).await?;
     Ok(Some(HeldSeat {
         room_id: cols.uuid("id")?,
         invite_code: cols.text("invite_code")?,
@@ -364,6 +365,7 @@ pub(super) async fn held_seat<D: Dialect>(
         status,
         seat: cols.seat("seat")?,
         names,
+        accounts,
         to_move,
         result: over.and_then(|o| o.get("result").cloned()),
         clock: cols.json("options")?.get("clock").cloned(),
@@ -412,10 +414,13 @@ pub(super) async fn game_record<D: Dialect>(
     let sql = "SELECT room_id, game, players, winner, reason, start_position, final_position, \
                       moves, display_moves, extra, started_at, finished_at \
                FROM games WHERE room_id = $1";
-    match D::fetch_optional(conn, Statement::new(sql, [Param::Uuid(room_id)])).await? {
-        Some(row) => record_from_row::<D>(&row).map(Some),
-        None => Ok(None),
-    }
+    let Some(row) = D::fetch_optional(conn, Statement::new(sql, [Param::Uuid(room_id)])).await?
+    else {
+        return Ok(None);
+    };
+    let mut record = record_from_row::<D>(&row)?;
+    super::seat_accounts::mark_record::<D>(conn, &mut record).await?;
+    Ok(Some(record))
 }
 
 /// See [`Store::finished_public_games`](super::Store::finished_public_games).
@@ -430,11 +435,15 @@ pub(super) async fn finished_public_games<D: Dialect>(
                WHERE r.visibility = 'public' AND g.reason <> 'aborted' \
                ORDER BY g.finished_at DESC, g.room_id DESC \
                LIMIT $1";
-    D::fetch_all(conn, Statement::new(sql, [Param::Big(limit)]))
-        .await?
+    let rows = D::fetch_all(conn, Statement::new(sql, [Param::Big(limit)])).await?;
+    let mut records = rows
         .iter()
         .map(record_from_row::<D>)
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    for record in &mut records {
+        super::seat_accounts::mark_record::<D>(conn, record).await?;
+    }
+    Ok(records)
 }
 
 /// See [`Store::final_clock`](super::Store::final_clock).

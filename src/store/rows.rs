@@ -229,6 +229,8 @@ pub struct HeldSeat {
     pub seat: Seat,
     /// Every taken seat's name, in seat order (`None`: the player gave none).
     pub names: Vec<(Seat, Option<String>)>,
+    /// The seats that belong to an account.
+    pub accounts: Vec<super::SeatAccount>,
     /// The seat on move as of the last event that passed the turn; `None` before the game
     /// started and once it is over.
     pub to_move: Option<Seat>,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, screenshot } from './lib/browser.mjs';
 import {
-  apiPost, clockTexts as clocks, eventually, openSeat as openSeatOf, playMove, resultText, roomState, twoPlayers, waitForRoom,
+  apiPost, clockMs as ms, clockTexts as clocks, eventually, openSeat as openSeatOf, playMove, resultText, roomState, twoPlayers, waitForRoom,
 } from './lib/pages.mjs';
 import { startServer } from './lib/server.mjs';
 
@@ -24,13 +24,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-// A clock's text (m:ss, h:mm:ss, 0:09.4) in ms.
-function ms(text) {
-  const [main, tenths = '0'] = text.split('.');
-  const parts = main.split(':').map(Number);
-  return parts.reduce((acc, n) => acc * 60 + n, 0) * 1000 + Number(tenths) * 100;
-}
 
 async function running(page) {
   return page.$$eval('#players .clock.running', (els) => els.map((el) => el.dataset.seat));

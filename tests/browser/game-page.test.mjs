@@ -132,9 +132,11 @@ test('the home page lists recently finished games, and a waiting room\'s creator
   const waiting = page.locator('#lobby li .lobby-meta');
   await waiting.waitFor();
   assert.equal(await waiting.innerText(), 'by Ana · 10 min + 5 s');
-  const finished = page.locator(`#recent-games li[data-room="${finishedRoom}"] a`);
+  const finished = page.locator(`#recent-games li[data-room="${finishedRoom}"] a.game-link`);
   await finished.waitFor();
-  assert.match(await finished.innerText(), /Ouk Chatrang: White \(Dara\) – Black \(Sok\)/);
+  assert.equal(await finished.innerText(), 'Ouk Chatrang');
+  const entry = page.locator(`#recent-games li[data-room="${finishedRoom}"]`);
+  assert.match(await entry.innerText(), /^Ouk Chatrang: White \(Dara\) – Black \(Sok\)/);
   await screenshot(page, 'home-recent-games');
   await finished.click();
   await page.waitForURL(new RegExp(`/g/${finishedRoom}$`));

@@ -64,7 +64,7 @@ test('my games: in progress with my turn first, then the finished, from the seat
   const done = await listed(dara, '#my-games-done');
   assert.deepEqual(done.map(([id, state]) => [id, state]), [[lost, 'you lost']]);
   assert.ok(done[0][2].endsWith(`/g/${lost}`));
-  assert.match(await dara.locator(`#my-games-on li[data-room="${yourTurn}"] a`).innerText(), /Ouk Chatrang: against Sok/);
+  assert.match(await dara.locator(`#my-games-on li[data-room="${yourTurn}"]`).innerText(), /Ouk Chatrang: against Sok/);
 
   // The tokens went in a POST body, never in the URL.
   assert.equal(requests.length, 1);
@@ -81,9 +81,16 @@ test('my games: in progress with my turn first, then the finished, from the seat
   assert.deepEqual((await listed(sok, '#my-games-done')).map(([, state]) => state), ['you won']);
 });
 
-test('a browser that holds no seat shows no My games card', async (t) => {
+test('a browser that holds no seat and no session asks nothing and shows no My games card', async (t) => {
   const page = await newPage(t, browser);
+  const asked = [];
+  page.on('request', (request) => {
+    if (request.url().includes('api/my-games')) asked.push(request.url());
+  });
   await page.goto(`${server.url}/`);
   await page.waitForSelector('#lobby-card');
+  // The page is settled once it knows whether it is logged in (the header says "Log in").
+  await page.waitForSelector('#account-link[data-checked]');
   assert.equal(await page.locator('#my-games-card').isHidden(), true);
+  assert.deepEqual(asked, [], 'no look-up for a browser that holds nothing');
 });

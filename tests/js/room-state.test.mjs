@@ -115,6 +115,28 @@ test('clocks count down from the frame\'s instant, only the running seat', () =>
   assert.equal(clockLeft(state, 1, NOW.mono + 400_000), 0);
 });
 
+test('a running clock counts the frame\'s way here: half the round trip of the socket that brought it', () => {
+  const state = createRoomState({ held: [0] });
+  const clock = { initial_s: 300, increment_s: 3, remaining_ms: [299_544, 287_310], running: 1, at: AT };
+  // 600 ms round trip: the clock started on the server 300 ms before the frame arrived.
+  applyFrame(state, 0, snapshot(3, { clock }), { ...NOW, lag: 600 });
+  assert.equal(clockLeft(state, 1, NOW.mono), 287_010);
+  assert.equal(clockLeft(state, 1, NOW.mono + 1_000), 286_010);
+  // The seat not running shows its time as sent.
+  assert.equal(clockLeft(state, 0, NOW.mono + 1_000), 299_544);
+  // Our own turn, 200 ms later by the same socket (now 640 ms round trip): counted from 320 ms
+  // before the frame arrived, and from its real instant (80 ms older than the quickest).
+  const mine = { remaining_ms: [299_544, 286_000], running: 0, at: '2026-11-29T17:02:17.120Z' };
+  const later = { wall: Date.parse('2026-11-29T17:02:17.120Z') + 130, mono: 2_000, lag: 640 };
+  applyFrame(state, 0, moved(4, { clock: mine, seat: 1, to_move: 0 }), later);
+  assert.equal(clockLeft(state, 0, 2_000), 299_544 - 80 - 320);
+  assert.equal(clockLeft(state, 1, 2_000), 286_000);
+  // Before the first pong (no round trip yet) nothing is counted beyond the frame's age.
+  const fresh = createRoomState({ held: [0] });
+  applyFrame(fresh, 0, snapshot(3, { clock }), { ...NOW, lag: null });
+  assert.equal(clockLeft(fresh, 1, NOW.mono), 287_310);
+});
+
 test('clock texts: m:ss, h:mm:ss from an hour, tenths under 10 s', () => {
   assert.equal(clockText(287_310), '4:47');
   assert.equal(clockText(3_725_000), '1:02:05');
@@ -239,4 +261,15 @@ test('chat frames count only from the first held seat\'s socket', () => {
   assert.deepEqual(state.chat, []);
   applyFrame(state, 0, { t: 'spectators', d: { count: 4 } }, NOW);
   assert.equal(state.spectators, 4);
+});
+
+test('seat_account gives a seat its account, or marks it deleted', () => {
+  const state = createRoomState({ held: [1] });
+  applyFrame(state, 1, snapshot(3), NOW);
+  applyFrame(state, 1, { t: 'seat_account', v: 4, d: { seat: 0, user: 'Dara' } }, NOW);
+  assert.deepEqual([state.seats[0].name, state.seats[0].user, state.seats[0].deleted], ['Dara', 'Dara', false]);
+  applyFrame(state, 1, { t: 'seat_account', v: 5, d: { seat: 0, user: 'Dara', deleted: true } }, NOW);
+  assert.equal(state.seats[0].deleted, true);
+  assert.equal(state.version, 5);
+  assert.equal(state.seats[1].user, undefined, 'the other seat is no account');
 });

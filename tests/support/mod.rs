@@ -12,6 +12,7 @@ pub mod db;
 pub mod netem;
 pub mod nginx;
 pub mod pairing;
+pub mod pong_hold;
 pub mod rooms;
 pub mod server;
 pub mod stream;

@@ -120,7 +120,8 @@ impl Client {
         self.send(&json!({"t": t, "cid": cid, "d": d})).await;
     }
 
-    /// The next text frame as JSON, or what ended the stream.
+    /// The next text frame as JSON, or what ended the stream; `lag` frames are skipped (see
+    /// [`is_lag`]).
     pub async fn next(&mut self) -> Result<Value, End> {
         if !self.pending.is_empty() {
             return Ok(self.pending.remove(0));
@@ -131,7 +132,11 @@ impl Client {
                 .expect("a frame within the wait");
             match message {
                 Some(Ok(Message::Text(text))) => {
-                    return Ok(serde_json::from_str(&text).expect("server frames are JSON"));
+                    let frame: Value = serde_json::from_str(&text).expect("server frames are JSON");
+                    if is_lag(&frame) {
+                        continue;
+                    }
+                    return Ok(frame);
                 }
                 Some(Ok(Message::Close(frame))) => {
                     return Err(End::Closed(frame.map(|f: CloseFrame| f.code.into())));
@@ -155,7 +160,11 @@ impl Client {
                 .ok()?;
             return Some(match message {
                 Some(Ok(Message::Text(text))) => {
-                    Ok(serde_json::from_str(&text).expect("server frames are JSON"))
+                    let frame: Value = serde_json::from_str(&text).expect("server frames are JSON");
+                    if is_lag(&frame) {
+                        continue;
+                    }
+                    Ok(frame)
                 }
                 Some(Ok(Message::Close(frame))) => {
                     Err(End::Closed(frame.map(|f: CloseFrame| f.code.into())))
@@ -181,7 +190,9 @@ impl Client {
             if frame["t"] == t {
                 return frame;
             }
-            self.pending.push(frame);
+            if !is_lag(&frame) {
+                self.pending.push(frame);
+            }
         }
     }
 
@@ -196,7 +207,9 @@ impl Client {
             if is_answer(&frame) {
                 return frame;
             }
-            self.pending.push(frame);
+            if !is_lag(&frame) {
+                self.pending.push(frame);
+            }
         }
     }
 
@@ -279,4 +292,20 @@ pub async fn try_hello(
         Ok(other) => panic!("unexpected first frame {other}"),
         Err(End::Closed(code)) => Err(code),
     }
+}
+
+/// Whether `frame` is a `lag` (a seat's round trip): sent whenever an estimate moves, and to each
+/// new connection after its snapshot, so it can come between any two frames. The plain reads
+/// ([`Client::next`], [`Client::next_within`], [`Client::recv`]) skip it; a test that wants it
+/// asks for it ([`Client::next_of`]).
+fn is_lag(frame: &Value) -> bool {
+    frame["t"] == "lag"
+}
+
+/// The output of `waiting` (a read such as `next_of`, which other frames such as `lag` keep
+/// alive), or a panic once [`WAIT`] has passed without it.
+pub async fn within<T>(waiting: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(WAIT, waiting)
+        .await
+        .expect("the awaited frame within the wait")
 }

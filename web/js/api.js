@@ -108,6 +108,22 @@ export function homeUrl() {
 }
 
 /**
+ * Shows `text` in the page's `#notice`, followed by a link home (`homeWords`): a page with
+ * nothing to show (no such game, no such player).
+ * @param {string} text
+ * @param {string} homeWords
+ */
+export function noticeWithHomeLink(text, homeWords) {
+  const notice = document.querySelector('#notice');
+  if (!(notice instanceof HTMLElement)) return;
+  notice.hidden = false;
+  const home = document.createElement('a');
+  home.href = homeUrl();
+  home.textContent = homeWords;
+  notice.replaceChildren(text, ' ', home);
+}
+
+/**
  * GET api/games/{room_id}: a finished game's record (docs/protocol.md), with its history.
  * @param {string} roomId
  * @returns {Promise<import('./protocol.js').GameRecord>}
@@ -235,4 +251,47 @@ export async function send(method, path, body) {
 export async function signOut(action) {
   const response = await fetch(`api/account/${action}`, { method: 'POST' });
   if (!response.ok && response.status !== 401) throw new ApiError(response.status, 'unavailable', response.statusText);
+}
+
+/**
+ * A player's profile (docs/protocol.md, "Players").
+ * @typedef {{ name: string, member_since: string, deleted: boolean, games: { game: string, played: number, wins: number, draws: number, losses: number }[] }} Profile
+ */
+
+/**
+ * GET api/users/{name}.
+ * @param {string} name
+ * @returns {Promise<Profile>}
+ */
+export function userProfile(name) {
+  return request('GET', `api/users/${encodeURIComponent(name)}`);
+}
+
+/**
+ * One game of a player's list: the record's players and result, and the player's own seat,
+ * outcome and the room's clock settings.
+ * @typedef {import('./protocol.js').GameSummary & { seat: number, outcome: 'win' | 'draw' | 'loss', visibility: string, clock: import('./protocol.js').ClockSettings | null, started_at: string | null }} PlayedGame
+ */
+
+/**
+ * GET api/users/{name}/games: a page of the player's finished games, newest first; `next` is the
+ * `before` of the next page.
+ * @param {string} name
+ * @param {{ game?: string, vs?: string, before?: string }} filters
+ * @returns {Promise<{ games: PlayedGame[], next: string | null }>}
+ */
+export function userGames(name, filters) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) if (value) query.set(key, value);
+  return request('GET', `api/users/${encodeURIComponent(name)}/games?${query}`);
+}
+
+/**
+ * GET api/users/{name}/vs/{other}: head to head, from the first player's view.
+ * @param {string} name
+ * @param {string} other
+ * @returns {Promise<{ user: string, opponent: string, games: number, wins: number, draws: number, losses: number }>}
+ */
+export function headToHead(name, other) {
+  return request('GET', `api/users/${encodeURIComponent(name)}/vs/${encodeURIComponent(other)}`);
 }

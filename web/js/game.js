@@ -5,7 +5,7 @@
 // after each move are the server's (`history`), so this page knows no rule of any game; the
 // boards are the room page's modules, the words of the moves and the material the room page's.
 
-import { gameRecord, homeUrl, rulesUrl } from './api.js';
+import { gameRecord, noticeWithHomeLink, rulesUrl } from './api.js';
 import { gameInfo, loadBoardModule } from './games.js';
 import { moveText } from './room/view/moves.js';
 import { materialOf } from './room/view/players.js';
@@ -13,6 +13,7 @@ import { timeLeftText } from './room/view/clock.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName } from './i18n.js';
 import { $, $$, $button, $link, $select } from './dom.js';
 import { setUpThemes } from './themes.js';
+import { playerName as nameOf, withPlayer } from './who.js';
 
 /** @typedef {import('./protocol.js').GameRecord} GameRecord */
 /** @typedef {import('./boards/board.js').BoardModule} BoardModule */
@@ -54,7 +55,8 @@ function showGame(record, module) {
     const player = record.players.find((p) => p.seat === seat);
     if (!player) return '';
     const color = colorName(record.game, player.color);
-    return player.name ? t('room.player_named', { color, name: player.name }) : color;
+    const name = nameOf(player);
+    return name ? t('room.player_named', { color, name }) : color;
   }
 
   /** @param {import('./protocol.js').GameResult} result */
@@ -77,6 +79,9 @@ function showGame(record, module) {
       const who = document.createElement('span');
       who.className = 'who';
       who.textContent = playerName(player.seat);
+      if (player.user || player.deleted) {
+        who.replaceChildren(...withPlayer('room.player_named', { color: colorName(record.game, player.color) }, player));
+      }
       li.append(swatch, who);
       if (record.result.winner === player.seat) {
         const notes = document.createElement('span');
@@ -246,12 +251,7 @@ function showGame(record, module) {
 function showNotice(text) {
   $('#board-area').hidden = true;
   $('#side').hidden = true;
-  const notice = $('#notice');
-  notice.hidden = false;
-  const home = document.createElement('a');
-  home.href = homeUrl();
-  home.textContent = t('room.go_home');
-  notice.replaceChildren(text, ' ', home);
+  noticeWithHomeLink(text, t('room.go_home'));
 }
 
 async function start() {

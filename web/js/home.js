@@ -5,7 +5,8 @@ import { account, createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
 import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
-import { keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+import { everyHeldSeat, keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
+import { profileUrl } from './who.js';
 import { GAMES, gameInfo } from './games.js';
 import { $, $$, $button, $input, $select } from './dom.js';
 
@@ -301,7 +302,10 @@ $('#refresh-lobby').addEventListener('click', refreshLobby);
 $('#refresh-recent').addEventListener('click', refreshRecent);
 refreshRecent();
 $('#refresh-my-games').addEventListener('click', refreshMyGames);
-refreshMyGames();
+// My games asks the server only when there is something to ask about: a seat this browser holds
+// (now), or the logged-in account's games (once the session is known).
+const holdsSeats = everyHeldSeat().length > 0;
+if (holdsSeats) refreshMyGames();
 onLanguageChange(() => {
   listGames();
   refreshForm();
@@ -310,13 +314,18 @@ onLanguageChange(() => {
 refreshLobby();
 setInterval(refreshLobby, LOBBY_REFRESH_MS);
 
-// The header names the logged-in account, linked to its page.
+// The header names the logged-in account, linked to the player's page, with the account's
+// settings beside it; `data-checked` says the page knows (the tests wait for it).
 account()
+  .catch(() => null)
   .then((me) => {
-    if (!me) return;
     const link = $('#account-link');
-    link.removeAttribute('data-i18n');
-    link.textContent = me.name;
-    link.setAttribute('href', 'account');
-  })
-  .catch(() => {});
+    if (me) {
+      link.removeAttribute('data-i18n');
+      link.textContent = me.name;
+      link.setAttribute('href', profileUrl(me.name));
+      $('#settings-link').hidden = false;
+      if (!holdsSeats) refreshMyGames();
+    }
+    link.dataset.checked = 'true';
+  });

@@ -10,19 +10,13 @@ import { t, errorText, onLanguageChange } from './i18n.js';
 import { everyHeldSeat } from './seats.js';
 import { timeLeftText } from './room/view/clock.js';
 import { $ } from './dom.js';
+import { against } from './who.js';
 
 /** @typedef {import('./protocol.js').MyGame} MyGame */
 
 /** @type {{ in_progress: MyGame[], finished: MyGame[] }} */
 let games = { in_progress: [], finished: [] };
 
-/** The other players' names, "Sok" or "Sok, Vanna". @param {MyGame} game */
-function opponents(game) {
-  return game.players
-    .filter((p) => p.seat !== game.seat)
-    .map((p) => p.name ?? t('home.my_anonymous'))
-    .join(', ');
-}
 
 /** @param {MyGame} game */
 function state(game) {
@@ -45,12 +39,15 @@ function entry(game) {
   if (game.your_turn) li.classList.add('your-turn');
   const link = document.createElement('a');
   link.href = game.status === 'finished' ? gameUrl(game.room_id) : roomUrl(game.invite_code);
-  const against = opponents(game);
-  link.textContent = against ? `${t(`game.${game.game}`)}: ${t('home.my_against', { names: against })}` : t(`game.${game.game}`);
+  link.textContent = t(`game.${game.game}`);
+  li.append(link);
+  const others = game.players.filter((p) => p.seat !== game.seat);
+  // The game links to its room or page, each opponent's name to its own page.
+  if (others.length > 0) li.append(': ', ...against(others, t('home.my_anonymous')));
   const note = document.createElement('span');
   note.className = 'hint my-game-state';
   note.textContent = ` ${state(game)}`;
-  li.append(link, note);
+  li.append(note);
   return li;
 }
 

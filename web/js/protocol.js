@@ -26,6 +26,8 @@
  * @property {boolean} [connected]
  * @property {boolean} [left]
  * @property {number} [bot]  the level (1 to 5) of a computer player holding the seat
+ * @property {string} [user]  the username of the seat's account
+ * @property {boolean} [deleted]  that account was deleted
  */
 
 /**
@@ -116,7 +118,8 @@
  * @property {ClockFrame} [clock]
  */
 
-/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number, same_player_as?: number }} SeatTaken */
+/** @typedef {{ seat: number, color: Color, name: string | null, bot?: number, same_player_as?: number, user?: string }} SeatTaken */
+/** @typedef {{ seat: number, user: string, deleted?: boolean }} SeatAccount */
 
 /**
  * @typedef {object} GameStarted
@@ -186,6 +189,7 @@
  * @property {Welcome} welcome
  * @property {Snapshot} snapshot
  * @property {SeatTaken} seat_taken
+ * @property {SeatAccount} seat_account
  * @property {GameStarted} game_started
  * @property {Moved} moved
  * @property {OfferFrame} offer
@@ -255,7 +259,7 @@
  * @property {ClockSettings | null} [clock]
  */
 
-/** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null }} RecordPlayer */
+/** @typedef {{ seat: number, color: Color, name: string | null, left_after?: number | null, user?: string, deleted?: boolean }} RecordPlayer */
 
 /**
  * A room of a seat this browser holds (`POST /api/my-games`).
@@ -265,7 +269,7 @@
  * @property {GameId} game
  * @property {RoomStatus} status
  * @property {number} seat
- * @property {{ seat: number, name: string | null }[]} players
+ * @property {{ seat: number, name: string | null, user?: string, deleted?: boolean }[]} players
  * @property {number | null} to_move
  * @property {boolean} your_turn
  * @property {GameResult | null} result

@@ -6,20 +6,22 @@ import { gameUrl, recentGames } from './api.js';
 import { t, colorName, errorText, onLanguageChange } from './i18n.js';
 
 import { $ } from './dom.js';
+import { playerName, withPlayer } from './who.js';
 
 /** @typedef {import('./protocol.js').GameSummary} GameSummary */
 
 /**
- * "Dara (White) – Sok (Black)" for a finished game's players.
+ * "White (Dara) – Black (Sok)" for a finished game's players, each account's name linked to its
+ * page (who.js).
  * @param {GameSummary} game
+ * @returns {Node[]}
  */
-function playersText(game) {
-  return game.players
-    .map((p) => {
-      const color = colorName(game.game, p.color);
-      return p.name ? t('room.player_named', { color, name: p.name }) : color;
-    })
-    .join(' – ');
+function playersNodes(game) {
+  return game.players.flatMap((p, i) => {
+    const color = colorName(game.game, p.color);
+    const named = playerName(p) ? withPlayer('room.player_named', { color }, p) : [document.createTextNode(color)];
+    return [...(i > 0 ? [document.createTextNode(' – ')] : []), ...named];
+  });
 }
 
 /** @param {GameSummary} game */
@@ -28,8 +30,9 @@ function resultText(game) {
   const why = t(`reason.${reason}`);
   if (winner === null) return t('room.draw', { reason: why });
   const player = game.players.find((p) => p.seat === winner);
-  const name = player ? colorName(game.game, player.color) : '';
-  return t('room.winner', { player: player?.name ? t('room.player_named', { color: name, name: player.name }) : name, reason: why });
+  const color = player ? colorName(game.game, player.color) : '';
+  const name = player ? playerName(player) : '';
+  return t('room.winner', { player: name ? t('room.player_named', { color, name }) : color, reason: why });
 }
 
 /** @param {GameSummary} game */
@@ -37,12 +40,13 @@ function entry(game) {
   const li = document.createElement('li');
   li.dataset.room = game.room_id;
   const link = document.createElement('a');
+  link.className = 'game-link';
   link.href = gameUrl(game.room_id);
-  link.textContent = `${t(`game.${game.game}`)}: ${playersText(game)}`;
+  link.textContent = t(`game.${game.game}`);
   const result = document.createElement('span');
   result.className = 'hint';
   result.textContent = ` ${resultText(game)} ${t('home.recent_moves', { count: game.moves })}`;
-  li.append(link, result);
+  li.append(link, ': ', ...playersNodes(game), result);
   return li;
 }
 

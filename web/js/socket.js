@@ -14,7 +14,8 @@
 //   socket.state        'connecting' | 'online' | 'offline'
 //   socket.failure      null, or {code} once it gave up (the hello's error code, or the close code)
 //   socket.retryAt      while offline and not given up: when the next attempt starts (ms epoch)
-//   socket.lagMs        the round trip of its pings in ms (a decaying average), null before the first pong
+//   socket.lagMs        the round trip of its pings in ms (a decaying average, kept across reconnects:
+//                       the same network), null before the first pong
 //   await socket.send('move', { move: 'e3e4', v: 3 })   resolves with the ack's d, rejects with
 //                                                       an Error carrying the reject's code
 //   socket.close()
@@ -58,7 +59,10 @@ const LONGEST_RETRY_MS = 15_000;
 // since the first ping sent after the last frame and that ping is older than ANSWER_WITHIN_MS. Never
 // judged by the time since the last frame alone: a background tab's timers may run once a minute
 // (Chrome's throttling), so a tick can come long after the previous one on a healthy, quiet
-// connection. Each pong also measures the round trip (`socket.lagMs`).
+// connection. Each pong also measures the round trip (`socket.lagMs`), which the page counts into
+// its clocks (room/state.js setClock): the first ping goes out with the welcome, so the round trip
+// is known within the first second of a connection. The server's own WebSocket pings cannot do
+// either job: the browser answers them without telling the page.
 const PING_EVERY_MS = 1_000;
 const ANSWER_WITHIN_MS = 3_000;
 
@@ -252,8 +256,8 @@ export class RoomSocket {
     this.stopHeartbeat();
     this.pingAt = null;
     this.unansweredSince = null;
-    this.lagMs = null;
     this.heartbeat = setInterval(() => this.beat(), PING_EVERY_MS);
+    this.beat();
   }
 
   // One heartbeat tick: give up on a connection that left our last ping unanswered, else ping.

@@ -10,11 +10,12 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
-use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice};
+use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice, taken_by_account};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
 use crate::site::{SiteFrame, YourTurn};
+use crate::store::SeatAccount;
 use crate::store::{ChatAnswer, RoomStatus, StoreError};
 use crate::telemetry;
 
@@ -76,6 +77,34 @@ impl Authority {
         }
     }
 
+    /// Takes what the store says of the seats' accounts: a person's seat gets its account (its
+    /// player resumes it by logging in), and each seat whose account the room did not show, or
+    /// now shows deleted, makes a `seat_account` event, stored and published like any.
+    pub(super) async fn accounts_changed(&mut self, accounts: Vec<SeatAccount>) {
+        let mut events = Vec::new();
+        for account in accounts {
+            let Some(slot) = self.state.seats.get_mut(usize::from(account.seat)) else {
+                continue;
+            };
+            if !slot.taken || slot.bot.is_some() {
+                continue;
+            }
+            slot.user_id = Some(account.user_id);
+            if slot.user.as_deref() != Some(account.name.as_str())
+                || slot.deleted != account.deleted
+            {
+                events.push(Event::SeatAccount {
+                    seat: account.seat,
+                    user: account.name,
+                    deleted: account.deleted,
+                });
+            }
+        }
+        if !events.is_empty() && self.persist(&events, None, None, None).await.is_ok() {
+            info!(seats = events.len(), "seats' accounts announced");
+        }
+    }
+
     /// Takes a seat for `name` (`choice` picks which) and gives its token; `same_player` (a
     /// token's hash) names the seat of this room whose holder takes this one too.
     pub(super) async fn join(
@@ -93,6 +122,9 @@ impl Authority {
             .state
             .decide_join_as(&choice, name, same_player_as, user_id)
             .map_err(JoinError::Refused)?;
+        if user_id.is_some() {
+            taken_by_account(&mut events);
+        }
         let now = self.settings.clock.now_utc();
         self.state.stamp_clocks(&mut events, 0, 0, now);
         let (seat_token, token_hash) = new_seat_token();

@@ -85,6 +85,10 @@ impl Authority {
         let conn = self
             .fanout
             .connect(newcomer, last_v, &self.state, catchup)?;
+        // The seats' round trips as last announced: the `lag` frames it missed.
+        for (seat, lag_ms) in self.presence.lags() {
+            self.send(conn, lag_frame(seat, lag_ms));
+        }
         self.announce_spectators();
         if let Some(seat) = seat
             && self.presence.arrive(seat)
@@ -151,13 +155,14 @@ impl Authority {
         });
     }
 
-    /// Tells every connection a seat's connection's estimated round trip (`lag`); nothing for a
-    /// spectator's or a connection the room has forgotten.
+    /// Tells every connection a seat's connection's estimated round trip (`lag`), and keeps it for
+    /// those that come later; nothing for a spectator's or a connection the room has forgotten.
     pub(super) fn announce_lag(&mut self, conn: u64, lag_ms: u64) {
         let Some(Some(seat)) = self.fanout.seat_of(conn) else {
             return;
         };
-        let frame: Arc<str> = protocol::frame("lag", None, &SeatLag { seat, lag_ms }).into();
+        self.presence.note_lag(seat, lag_ms);
+        let frame: Arc<str> = lag_frame(seat, lag_ms).into();
         let dropped = self.fanout.broadcast(&frame);
         self.forget(dropped);
     }
@@ -201,4 +206,9 @@ impl Authority {
             Answer::Reject(code, message) => self.reject(conn, cid, code, message),
         }
     }
+}
+
+/// A `lag` frame: `seat`'s round trip, `lag_ms`.
+fn lag_frame(seat: Seat, lag_ms: u64) -> String {
+    protocol::frame("lag", None, &SeatLag { seat, lag_ms })
 }

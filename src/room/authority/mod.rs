@@ -334,7 +334,7 @@ impl Authority {
             Request::Disconnect { .. }
             | Request::Lag { .. }
             | Request::Summary { .. }
-            | Request::Attached { .. } => {}
+            | Request::Accounts { .. } => {}
         }
     }
 
@@ -448,14 +448,7 @@ impl Authority {
             Request::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
-            Request::Attached { token_hash, user } => {
-                if let Some(seat) = self.state.seat_of_token(&token_hash)
-                    && let Some(slot) = self.state.seats.get_mut(usize::from(seat))
-                    && slot.bot.is_none()
-                {
-                    slot.user_id.get_or_insert(user);
-                }
-            }
+            Request::Accounts { accounts } => self.accounts_changed(accounts).await,
         }
     }
 

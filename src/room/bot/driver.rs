@@ -330,6 +330,7 @@ impl View {
             }
             Event::OfferDeclined { id, .. } => self.accepted_takebacks.retain(|open| *open != id),
             Event::SeatTaken { .. }
+            | Event::SeatAccount { .. }
             | Event::OfferAccepted { .. }
             | Event::Skipped { .. }
             | Event::Rematch(_)

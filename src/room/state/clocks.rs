@@ -64,7 +64,8 @@ pub struct Clocks {
     pub remaining_ms: Vec<u64>,
     /// The seat whose clock runs, if any.
     pub running: Option<Seat>,
-    /// Each seat's lag quota (in memory only: a room loaded afresh starts every quota anew).
+    /// Each seat's lag quota (in memory only: a room loaded afresh starts every quota anew);
+    /// none in a correspondence game.
     pub lag: Vec<LagQuota>,
 }
 
@@ -77,6 +78,16 @@ impl Clocks {
             remaining_ms: vec![settings.initial_ms(); seats],
             running: None,
             lag: vec![LagQuota::for_clock(&settings); seats],
+        }
+    }
+
+    /// As [`Clocks::new`] without lag quotas (a correspondence game: its moves are days apart,
+    /// and its quota, sized for a multi-day starting time, would be meaningless): no move gets
+    /// any compensation.
+    pub fn uncompensated(settings: ClockSettings, seats: usize) -> Self {
+        Clocks {
+            lag: Vec::new(),
+            ..Clocks::new(settings, seats)
         }
     }
 }

@@ -108,7 +108,12 @@ pub(super) fn time_control(
             (clock, Some(correspondence))
         }
     };
-    (Some(Clocks::new(settings, seats)), correspondence)
+    let clocks = match correspondence {
+        // Moves days apart have no round trip worth giving back: no lag quotas.
+        Some(_) => Clocks::uncompensated(settings, seats),
+        None => Clocks::new(settings, seats),
+    };
+    (Some(clocks), correspondence)
 }
 
 /// The `clock` an event carries, if any.
@@ -235,6 +240,16 @@ mod tests {
             vec![2 * DAY_MS - 5 * HOUR_MS, 3 * DAY_MS]
         );
         assert_eq!(view.days_per_move, Some(3));
+    }
+
+    #[test]
+    fn a_correspondence_move_gets_no_lag_compensation() {
+        let mut room = correspondence_room(3);
+        assert_eq!(room.clock.as_ref().map(|c| c.lag.len()), Some(0));
+        assert_eq!(room.lag_compensation(0, Some(600), 2 * HOUR_MS), 0);
+        // A Fischer room's seats each have a quota.
+        let mut fischer = timed_room(GameKind::Khan, None, 300, 3);
+        assert_eq!(fischer.lag_compensation(0, Some(600), 2_000), 600);
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
 pub use clocks::{ClockSettings, Clocks};
 pub use correspondence::{Correspondence, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
 pub use lag::{LagEstimate, LagQuota, MAX_LAG_SAMPLE_MS};
-pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name};
+pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name, taken_by_account};
 pub use views::LegalMoves;
 
 use chrono::{DateTime, Utc};
@@ -338,8 +338,14 @@ impl RoomState {
                 name,
                 bot,
                 same_player_as,
+                user,
                 ..
-            } => self.apply_seat_taken(v, *seat, name, *bot, *same_player_as)?,
+            } => self.apply_seat_taken(v, *seat, name, *bot, *same_player_as, user)?,
+            Event::SeatAccount {
+                seat,
+                user,
+                deleted,
+            } => self.apply_seat_account(*seat, user, *deleted)?,
             Event::GameStarted { clock, .. } => {
                 self.apply_clock(clock.as_ref());
                 self.status = RoomStatus::Playing;

@@ -58,6 +58,27 @@ pub struct SeatSlot {
     /// The seat whose holder took this one too (a pass-and-play table); `None` when the seat's
     /// holder took no other seat before it.
     pub same_player_as: Option<Seat>,
+    /// The username of the seat's account, as shown (`seat_taken`, `seat_account`, or the store
+    /// when the room is loaded); `None` for an anonymous seat or a bot's.
+    pub user: Option<String>,
+    /// Whether the seat's account was deleted (shown as a deleted player).
+    pub deleted: bool,
+}
+
+/// Marks the `seat_taken` events of `events` as taken by a logged-in player, whose name is
+/// their username (`auth::player` gives it): the event says so (`user`), so every page links it.
+pub fn taken_by_account(events: &mut [Event]) {
+    for event in events {
+        if let Event::SeatTaken {
+            name,
+            user,
+            bot: None,
+            ..
+        } = event
+        {
+            user.clone_from(name);
+        }
+    }
 }
 
 /// The name a computer opponent plays under, e.g. `Computer (level 3)`.
@@ -209,6 +230,7 @@ impl RoomState {
         name: &Option<String>,
         bot: Option<Level>,
         same_player_as: Option<Seat>,
+        user: &Option<String>,
     ) -> Result<(), String> {
         if same_player_as
             .is_some_and(|other| other == seat || usize::from(other) >= self.seats.len())
@@ -225,9 +247,28 @@ impl RoomState {
         slot.name.clone_from(name);
         slot.bot = bot;
         slot.same_player_as = same_player_as;
+        slot.user.clone_from(user);
+        slot.deleted = false;
         if v == 1 {
             self.creator = Some(seat);
         }
+        Ok(())
+    }
+
+    /// Applies `seat_account`: the taken `seat` belongs to the account `user`, deleted or not.
+    pub(super) fn apply_seat_account(
+        &mut self,
+        seat: Seat,
+        user: &str,
+        deleted: bool,
+    ) -> Result<(), String> {
+        let slot = self
+            .seats
+            .get_mut(usize::from(seat))
+            .filter(|slot| slot.taken && slot.bot.is_none())
+            .ok_or_else(|| format!("seat_account names seat {seat}, which no person holds"))?;
+        slot.user = Some(user.to_owned());
+        slot.deleted = deleted;
         Ok(())
     }
 
@@ -245,6 +286,7 @@ impl RoomState {
             name,
             bot,
             same_player_as,
+            user: None,
         }];
         if self.seats.iter().filter(|slot| slot.taken).count() + 1 == self.seats.len() {
             events.push(Event::GameStarted {

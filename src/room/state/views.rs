@@ -49,6 +49,8 @@ impl RoomState {
                     connected: connected.get(i).copied().unwrap_or(false),
                     left: !in_play.contains(&seat),
                     bot: slot.bot,
+                    user: slot.user.clone(),
+                    deleted: slot.deleted,
                 }
             })
             .collect()

@@ -253,6 +253,13 @@ export async function twoPlayers(t, browser, server, options) {
   return { first, second, invite };
 }
 
+// A clock's text (m:ss, h:mm:ss, 0:09.4) in ms.
+export function clockMs(text) {
+  const [main, tenths = '0'] = text.split('.');
+  const parts = main.split(':').map(Number);
+  return parts.reduce((acc, n) => acc * 60 + n, 0) * 1000 + Number(tenths) * 100;
+}
+
 // The text of each seat's clock, in seat order.
 export async function clockTexts(page) {
   return page.$$eval('#players .clock[data-seat]', (els) =>

@@ -220,11 +220,12 @@ export class RoomCtrl {
   /**
    * @param {number | null} seat
    * @param {ServerFrame} frame
+   * @param {number | null} [lag]  the round trip (ms) of the socket that brought it
    */
-  receive(seat, frame) {
+  receive(seat, frame, lag = null) {
     const before = { version: this.state.version, plies: this.state.moves.length };
     const wasOurTurn = this.ourTurn();
-    const effect = applyFrame(this.state, seat, frame, { wall: Date.now(), mono: performance.now() });
+    const effect = applyFrame(this.state, seat, frame, { wall: Date.now(), mono: performance.now(), lag });
     // The page's first snapshot is not a turn that came: the player just opened it.
     if (!wasOurTurn && this.ourTurn() && before.version !== null) this.notifyTurn();
     const redraw = handlers[frame.t]?.(this, seat, frame, before) !== false;
@@ -317,7 +318,7 @@ export class RoomCtrl {
             slot.seat = frame.d.seat;
             this.adoptSeat(frame.d.seat, socket);
           }
-          this.receive(slot.seat, frame);
+          this.receive(slot.seat, frame, socket.lagMs);
         },
         onState: (s) => this.socketState(slot.seat, s),
       });

@@ -3,7 +3,7 @@
 // tested with `node --test` (tests/js/room-state.test.mjs) without a browser.
 //
 //   const state = createRoomState({ held: [0], creator: 0 });
-//   const effect = applyFrame(state, 0, frame, { wall: Date.now(), mono: performance.now() });
+//   const effect = applyFrame(state, 0, frame, { wall: Date.now(), mono: performance.now(), lag: socket.lagMs });
 //       // seat: the held seat whose socket brought the frame (null: a spectator's socket);
 //       // effect: { chat: true when the chat changed, rematch: 'live' | 'late' | null }
 //   clockLeft(state, seat, monoNow), repetitionPossible(state), legalFor(state, seat), abandonClaim(state, monoNow)
@@ -23,8 +23,9 @@
 
 /**
  * The browser's two clocks at an instant: the wall clock (`Date.now()`) and the monotonic one
- * (`performance.now()`), in ms.
- * @typedef {{ wall: number, mono: number }} Now
+ * (`performance.now()`), in ms; and `lag`, the round trip (ms) of the socket that brought the
+ * frame as its pings measure it (null or absent: not measured yet).
+ * @typedef {{ wall: number, mono: number, lag?: number | null }} Now
  */
 
 /**
@@ -277,9 +278,12 @@ function applySnapshot(state, version, d, now) {
 // Takes a clock from the server ({remaining_ms, running, at}): each seat's time at the server's
 // instant `at`. The offset between the browser's clock and the server's is estimated at receipt,
 // offset = wall - Date.parse(at) (the skew plus the delivery time), and the smallest offset seen
-// is kept: for a fresh frame that is counting from its receipt; a frame that is older than it
-// looks (events replayed after a reconnect) is counted from its real `at`. From then on the
-// running clock follows the monotonic time, which a change of the computer's clock does not move.
+// is kept: a frame that is older than it looks (events replayed after a reconnect) is counted
+// from its real `at`. The quickest delivery itself took the frame's way here, which the skew
+// hides: the running clock started on the server when the frame left, half the socket's round
+// trip (`now.lag`) before it arrived, and it is counted from then (as lichess's clock does), so
+// the page shows the server's clock, the one a flag is decided by. From then on the running clock
+// follows the monotonic time, which a change of the computer's clock does not move.
 /**
  * @param {RoomState} state
  * @param {ClockFrame} clock
@@ -290,12 +294,13 @@ function setClock(state, clock, now, settings = {}) {
   const offset = now.wall - Date.parse(clock.at);
   if (Number.isFinite(offset)) state.clockOffset = Math.min(state.clockOffset, offset);
   const age = Number.isFinite(offset) ? Math.max(0, offset - state.clockOffset) : 0;
+  const transit = now.lag ? now.lag / 2 : 0;
   state.clock = {
     initialS: settings.initialS ?? state.clock?.initialS ?? null,
     incrementS: settings.incrementS ?? state.clock?.incrementS ?? null,
     remaining: [...clock.remaining_ms],
     running: clock.running ?? null,
-    since: now.mono - age,
+    since: now.mono - age - transit,
   };
 }
 
@@ -328,7 +333,10 @@ const named = (key, seats = {}, params = {}) => ({ key, params, seats });
 function applyEvent(state, type, d, now) {
   switch (type) {
     case 'seat_taken':
-      Object.assign(state.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot });
+      Object.assign(state.seats[d.seat], { taken: true, name: d.name, color: d.color, bot: d.bot, user: d.user, deleted: false });
+      break;
+    case 'seat_account':
+      if (state.seats[d.seat]) Object.assign(state.seats[d.seat], { user: d.user, deleted: d.deleted === true });
       break;
     case 'game_started':
       Object.assign(state, { status: 'playing', position: d.position, toMove: d.to_move });

@@ -11,6 +11,7 @@
 
 import { t, colorName } from '../../i18n.js';
 import { gameInfo } from '../../games.js';
+import { playerName, withPlayer } from '../../who.js';
 
 /** @typedef {import('../state.js').RoomState} RoomState */
 /** @typedef {import('../../boards/board.js').BoardModule} BoardModule */
@@ -25,7 +26,7 @@ export function nameOfSeat(state, seat) {
   const info = state.seats[seat];
   if (!info) return '';
   const color = colorName(state.game, info.color);
-  const name = info.bot ? t('room.bot_name', { level: info.bot }) : info.name;
+  const name = info.bot ? t('room.bot_name', { level: info.bot }) : playerName(info);
   return name ? t('room.player_named', { color, name }) : color;
 }
 
@@ -48,6 +49,10 @@ export function renderPlayers(state, { orientation, flipped, boardModule, materi
       const name = document.createElement('span');
       name.className = 'who';
       name.textContent = info.taken ? nameOfSeat(state, info.seat) : t('room.free_seat', { color: colorName(state.game, info.color) });
+      // An account's username links to its page; a deleted account's shows as such.
+      if (info.taken && !info.bot && (info.user || info.deleted)) {
+        name.replaceChildren(...withPlayer('room.player_named', { color: colorName(state.game, info.color) }, info));
+      }
       const notes = document.createElement('span');
       notes.className = 'notes';
       /** @type {[string, string][]} each note's kind (a class) and words */
