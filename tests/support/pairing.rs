@@ -152,3 +152,17 @@ pub async fn set_rating(url: &str, user: Uuid, game: &str, speed: &str, rating: 
             .expect("a rating");
     }
 }
+
+/// Opens `/ws/site` at `addr` as the session `cookie` and reads its `welcome`.
+pub async fn site(addr: SocketAddr, cookie: &str) -> (crate::support::ws::Client, Value) {
+    let cookie = format!("khanate_session={cookie}");
+    let mut page = crate::support::ws::Client::connect_with(
+        &format!("ws://{addr}/ws/site"),
+        &[("cookie", &cookie)],
+    )
+    .await
+    .expect("the site channel opens");
+    let welcome = page.recv().await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
+    (page, welcome)
+}
