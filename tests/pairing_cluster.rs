@@ -204,3 +204,62 @@ async fn a_challenge_accepted_through_another_node_starts_the_game_for_both() {
         (&json!(room), &json!(1))
     );
 }
+
+/// How long the stand-in node of the next test holds each request: past the shipped
+/// `proxy_read_timeout 8s` of `location /`, within quick pairing's 75 s.
+const HELD: Duration = Duration::from_secs(10);
+
+/// A stand-in node that answers every request `204` after [`HELD`], as a node does to a
+/// pairing request nobody came for.
+async fn holding_node() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        while let Ok((mut tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tcp.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                tokio::time::sleep(HELD).await;
+                let _ = tcp
+                    .write_all(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    (addr, task)
+}
+
+/// The shipped `nginx-cluster.conf` cut every request its node had not answered within 8 s
+/// (504), so a pairing request held longer was never answered: `/api/pairing` has its own read
+/// timeout, past the hold, and everything else keeps the 8 s.
+#[tokio::test]
+async fn nginx_waits_out_a_held_pairing_request() {
+    let (node, task) = holding_node().await;
+    let nginx =
+        support::nginx::Nginx::start(support::cluster::SHIPPED, |shipped, addr, redirect| {
+            support::cluster::derive_config(shipped, addr, redirect, &[node])
+        })
+        .await;
+    let client = reqwest::Client::new();
+    let held = client
+        .post(format!("http://{}/api/pairing", nginx.addr))
+        .json(&body_for("khan@3+2", false))
+        .send();
+    let other = client
+        .get(format!("http://{}/api/rooms/ABCDEFGH", nginx.addr))
+        .send();
+    let (held, other) = tokio::join!(held, other);
+    let status = |answer: reqwest::Result<reqwest::Response>| answer.expect("answered").status();
+    assert_eq!(status(held).as_u16(), 204, "{}", nginx.logs());
+    assert_eq!(status(other).as_u16(), 504, "{}", nginx.logs());
+    task.abort();
+}
