@@ -53,12 +53,13 @@ pub fn not_logged_in(message: &str) -> ApiError {
     ApiError::new(StatusCode::UNAUTHORIZED, "not_logged_in", message)
 }
 
-/// 403 `forbidden_origin`: a cookie request from a page of another origin.
+/// 403 `forbidden_origin`: a cookie request, or a register or login (which set the cookie),
+/// from a page of another origin.
 pub fn forbidden_origin() -> ApiError {
     ApiError::new(
         StatusCode::FORBIDDEN,
         "forbidden_origin",
-        "requests from this origin may not use the session cookie (--allowed-origins)",
+        "requests from this origin may not use or set the session cookie (--allowed-origins)",
     )
 }
 

@@ -111,7 +111,7 @@ function renderGames() {
   if (versus) {
     const counts = document.createElement('span');
     counts.className = 'h2h-counts';
-    counts.textContent = t('profile.h2h_counts', { games: versus.games, wins: versus.wins, draws: versus.draws, losses: versus.losses });
+    counts.textContent = t(versus.games === 1 ? 'profile.h2h_counts_one' : 'profile.h2h_counts', { games: versus.games, wins: versus.wins, draws: versus.draws, losses: versus.losses });
     counts.dataset.games = String(versus.games);
     counts.dataset.wins = String(versus.wins);
     counts.dataset.draws = String(versus.draws);

@@ -424,6 +424,7 @@ export default {
   'profile.member_since': 'Member since {date}',
   'profile.h2h': 'Head to head with {name}:',
   'profile.h2h_counts': '{games} games: {wins} won, {draws} drawn, {losses} lost',
+  'profile.h2h_counts_one': '1 game: {wins} won, {draws} drawn, {losses} lost',
   'profile.no_such_opponent': 'No player is called {name}.',
   'profile.not_found': 'No player has this name.',
   'profile.unavailable': 'The server cannot show this player now. Try again in a moment.',

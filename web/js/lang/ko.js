@@ -424,6 +424,7 @@ export default {
   'profile.member_since': '가입일: {date}',
   'profile.h2h': '{name} 님과의 상대 전적:',
   'profile.h2h_counts': '{games}국: {wins}승 {draws}무 {losses}패',
+  'profile.h2h_counts_one': '1국: {wins}승 {draws}무 {losses}패',
   'profile.no_such_opponent': '{name}(이)라는 플레이어가 없습니다.',
   'profile.not_found': '이 이름의 플레이어가 없습니다.',
   'profile.unavailable': '지금은 이 플레이어를 보여 줄 수 없습니다. 잠시 후 다시 시도하세요.',
