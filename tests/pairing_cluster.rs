@@ -4,7 +4,9 @@
 //! paired once, inside the widened window; a challenge made on one node reaches the challenged
 //! player's page on another, and its acceptance there starts the game for both.
 //!
-//! The times an event took to cross nodes are printed (`--nocapture`), never asserted.
+//! The times an event took to cross nodes are printed (`--nocapture`), never asserted; each event
+//! is awaited at most 20 s (`support::ws::within`), so one that never crosses fails the test
+//! rather than hanging it (the site channel's pings keep a page's socket alive meanwhile).
 
 mod support;
 
@@ -17,6 +19,7 @@ use sqlx::{Connection, PgConnection};
 use support::account::{Auth, hello_as, post_as};
 use support::cluster::{Cluster, SHORT_LEASE};
 use support::pairing::{Player, body_for, pair_within, players, seated, site, waiting};
+use support::ws::within;
 use uuid::Uuid;
 
 /// The rating of the forty players' `i`th (as in `tests/pairing.rs`): twenty pairs 320 points
@@ -158,7 +161,7 @@ async fn a_challenge_accepted_through_another_node_starts_the_game_for_both() {
     let sent = Instant::now();
     let made = post_as(a, "/api/challenges", Auth::Cookie(&dara.cookie), &body).await;
     assert_eq!(made.status, 201, "{}", made.body);
-    let told = sok_page.next_of("challenge").await;
+    let told = within(sok_page.next_of("challenge")).await;
     println!(
         "node A's challenge reached the page on node B after {:?}",
         sent.elapsed()
@@ -172,7 +175,7 @@ async fn a_challenge_accepted_through_another_node_starts_the_game_for_both() {
     let sok_answered = sent.elapsed();
     assert_eq!(accepted.status, 200, "{}", accepted.body);
     assert_eq!(accepted.body["seat"], 1, "{}", accepted.body);
-    let start = dara_page.next_of("game_start").await;
+    let start = within(dara_page.next_of("game_start")).await;
     let dara_told = sent.elapsed();
     println!(
         "accepted through node B: Sok answered after {sok_answered:?}, Dara's page on node A \
@@ -198,7 +201,7 @@ async fn a_challenge_accepted_through_another_node_starts_the_game_for_both() {
     let v = welcome["d"]["version"].as_i64().unwrap();
     white.send_move("w1", "e3e4", v).await;
     assert_eq!(white.answer("w1").await["t"], "ack");
-    let turn = sok_page.next_of("your_turn").await;
+    let turn = within(sok_page.next_of("your_turn")).await;
     assert_eq!(
         (&turn["d"]["room_id"], &turn["d"]["seat"]),
         (&json!(room), &json!(1))
