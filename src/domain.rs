@@ -1,7 +1,8 @@
 //! The domain types that both the rooms and the store speak of: where a room is in its life
-//! ([`RoomStatus`]), whether it is listed ([`Visibility`]) and a finished game ([`GameRecord`]).
-//! They sit on a floor below both, so room state never imports the store; the store re-exports
-//! them under their old paths.
+//! ([`RoomStatus`]), whether it is listed ([`Visibility`]), a finished game ([`GameRecord`]),
+//! and a room's time control ([`TimeControl`]), which the ratings read its speed from. They sit
+//! on a floor below all three, so room state never imports the store and ratings never import
+//! rooms; the store and room state re-export them under their old paths.
 
 use std::fmt;
 use std::str::FromStr;
@@ -157,4 +158,104 @@ pub struct GameRecord {
     pub started_at: Option<DateTime<Utc>>,
     /// When the game ended.
     pub finished_at: DateTime<Utc>,
+}
+
+/// A timed room's clock settings (`clock` of the create request, kept in the room's `options`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSettings {
+    /// Each seat's starting time, in seconds (1..=10800).
+    pub initial_s: u32,
+    /// Added to a seat's time after each of its moves (Fischer), in seconds (0..=180).
+    pub increment_s: u32,
+}
+
+impl ClockSettings {
+    /// The longest starting time: three hours.
+    pub const MAX_INITIAL_S: u32 = 10_800;
+    /// The largest increment: three minutes.
+    pub const MAX_INCREMENT_S: u32 = 180;
+
+    /// Checks the bounds; the error is a sentence for people.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=Self::MAX_INITIAL_S).contains(&self.initial_s) {
+            return Err(format!(
+                "clock.initial_s is 1 to {} seconds",
+                Self::MAX_INITIAL_S
+            ));
+        }
+        if self.increment_s > Self::MAX_INCREMENT_S {
+            return Err(format!(
+                "clock.increment_s is 0 to {} seconds",
+                Self::MAX_INCREMENT_S
+            ));
+        }
+        Ok(())
+    }
+
+    /// The starting time in milliseconds.
+    pub(crate) fn initial_ms(&self) -> u64 {
+        u64::from(self.initial_s) * 1000
+    }
+
+    /// The increment in milliseconds.
+    pub(crate) fn increment_ms(&self) -> u64 {
+        u64::from(self.increment_s) * 1000
+    }
+}
+
+/// The days a correspondence room may give per move.
+pub const DAYS_PER_MOVE: [u32; 6] = [1, 2, 3, 5, 7, 14];
+
+/// Milliseconds in a day.
+pub(crate) const DAY_MS: u64 = 86_400_000;
+
+/// A correspondence room's setting (`clock` of the create request, kept in the room's `options`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorrespondenceSettings {
+    /// The days each move may take: one of [`DAYS_PER_MOVE`].
+    pub days_per_move: u32,
+}
+
+impl CorrespondenceSettings {
+    /// The time each move may take, in milliseconds.
+    pub fn move_ms(&self) -> u64 {
+        u64::from(self.days_per_move) * DAY_MS
+    }
+}
+
+/// A room's time control, as the create request's `clock` gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
+pub enum TimeControl {
+    /// `{"initial_s", "increment_s"}`: a Fischer clock.
+    Fischer(ClockSettings),
+    /// `{"days_per_move"}`: a correspondence game.
+    Correspondence(CorrespondenceSettings),
+}
+
+impl TimeControl {
+    /// Reads and checks a `clock` object: `{"initial_s", "increment_s"}` in their bounds, or
+    /// `{"days_per_move"}` with one of [`DAYS_PER_MOVE`]. The error is a sentence for people.
+    pub fn parse(clock: &serde_json::Value) -> Result<Self, String> {
+        if clock.get("days_per_move").is_some() {
+            let settings: CorrespondenceSettings = serde_json::from_value(clock.clone())
+                .map_err(|e| format!("clock is {{\"days_per_move\"}} alone: {e}"))?;
+            if !DAYS_PER_MOVE.contains(&settings.days_per_move) {
+                return Err(format!(
+                    "clock.days_per_move is one of {DAYS_PER_MOVE:?}, not {}",
+                    settings.days_per_move
+                ));
+            }
+            return Ok(TimeControl::Correspondence(settings));
+        }
+        let settings: ClockSettings = serde_json::from_value(clock.clone()).map_err(|e| {
+            format!(
+                "clock is null, {{\"initial_s\", \"increment_s\"}} or {{\"days_per_move\"}}: {e}"
+            )
+        })?;
+        settings.validate()?;
+        Ok(TimeControl::Fischer(settings))
+    }
 }

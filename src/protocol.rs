@@ -16,8 +16,8 @@ mod server_frame;
 pub use client::{BadFrame, ClaimReason, Command, Envelope, Hello, Incoming, parse_incoming};
 pub use events::{
     Ack, ChatChannel, ChatHistory, ChatMessage, ClockInfo, ClockView, ErrorInfo, Event,
-    HistoryEntry, OfferInfo, OfferKind, Presence, Reject, RematchInfo, RematchSeat, ResultInfo,
-    Role, SeatInfo, SeatLag, Snapshot, SpectatorCount, Welcome,
+    HistoryEntry, OfferInfo, OfferKind, Presence, RatingChange, Reject, RematchInfo, RematchSeat,
+    ResultInfo, Role, SeatInfo, SeatLag, Snapshot, SpectatorCount, Welcome,
 };
 pub use server_frame::ServerFrame;
 

@@ -95,6 +95,7 @@ fn commit(room_id: Uuid, expected_version: i64, events: Vec<EventRow>, epoch: i6
         new_room: None,
         epoch: Some(epoch),
         flag_at: None,
+        ratings: None,
     }
 }
 

@@ -312,12 +312,15 @@ async fn the_player_examples_are_what_the_server_answers() {
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
     let text = std::fs::read_to_string(path).expect("docs/protocol.md");
-    let [profile, games, h2h] = <[Value; 3]>::try_from(section_examples(&text, "Players"))
-        .expect("the three examples of the Players section");
-    let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
+    let [profile, games, h2h, history] = <[Value; 4]>::try_from(section_examples(&text, "Players"))
+        .expect("the four examples of the Players section");
+    let [leaderboard] = <[Value; 1]>::try_from(section_examples(&text, "Leaderboards"))
+        .expect("the example of the Leaderboards section");
+    let ((_file, url), server) = support::server::sqlite_server_with(|_| {}).await;
     let dara = register(server.addr, "Dara").await;
     let sok = register(server.addr, "Sok").await;
-    let options = json!({"visibility": "private", "clock": {"initial_s": 300, "increment_s": 3}});
+    let options = json!({"visibility": "private", "rated": true,
+                         "clock": {"initial_s": 300, "increment_s": 3}});
     won_by_resignation(server.addr, &dara, &sok, options).await;
     let answer = get_as(server.addr, "/api/users/dara", Auth::Cookie(&dara)).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
@@ -329,6 +332,29 @@ async fn the_player_examples_are_what_the_server_answers() {
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(shape(&answer.body), shape(&h2h));
     assert_eq!(answer.body["opponent"], h2h["opponent"]);
+    let answer = get_as(server.addr, "/api/users/dara/rating-history", Auth::None).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(shape(&answer.body), shape(&history));
+    // One game leaves both provisional: settle them in the database, so that the leaderboard
+    // lists them.
+    {
+        use sqlx::Connection;
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        sqlx::query("UPDATE ratings SET rd = 62")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    let answer = get_as(
+        server.addr,
+        "/api/leaderboard/ouk-chatrang?speed=blitz",
+        Auth::None,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(shape(&answer.body), shape(&leaderboard));
+    assert_eq!(answer.body["speeds"]["blitz"][0]["name"], "Dara");
+    assert_eq!(answer.body["speeds"]["blitz"][1]["name"], "Sok");
 }
 
 /// The `json site` examples (site channel frames) of the section headed `### {title}`.

@@ -126,6 +126,7 @@ fn commit(room_id: Uuid, expected_version: i64, status: RoomStatus) -> Commit {
         new_room: None,
         epoch: None,
         flag_at: None,
+        ratings: None,
     }
 }
 

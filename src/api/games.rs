@@ -134,6 +134,7 @@ pub async fn record_json(state: &AppState, record: GameRecord) -> Result<Value, 
         .collect();
     let history = history_of(&record);
     let clock = state.store.final_clock(record.room_id).await?;
+    let ratings = state.store.rating_changes(record.room_id).await?;
     // The game's own state after each move that had some, each with its ply (Ouk Chatrang: every
     // count as it ran).
     let extra_history: Vec<Value> = state
@@ -167,6 +168,9 @@ pub async fn record_json(state: &AppState, record: GameRecord) -> Result<Value, 
         if let Some(clock) = clock {
             map.insert("clock".into(), clock);
         }
+        if !ratings.is_empty() {
+            map.insert("ratings".into(), super::ratings::changes_json(&ratings));
+        }
     }
     Ok(body)
 }
@@ -181,7 +185,8 @@ fn clock_settings(clock: &Value) -> Option<ClockSettings> {
 }
 
 /// `GET /api/games/{room_id}/pgn`: an Ouk Chatrang game as PGN (`[Variant "Cambodian"]`), with
-/// its `[TimeControl]` and, timed, each move's `[%clk]`.
+/// its `[TimeControl]`, timed each move's `[%clk]`, and rated the players' ratings
+/// (`[WhiteElo]`, `[BlackElo]`, `[WhiteRatingDiff]`, `[BlackRatingDiff]`).
 pub async fn game_pgn(
     State(state): State<AppState>,
     ApiPath(room_id): ApiPath<String>,
@@ -216,7 +221,18 @@ pub async fn pgn_text(state: &AppState, record: &GameRecord) -> Result<String, A
         settings: settings.as_ref(),
         moves: &move_clocks,
     };
-    pgn::write(record, clocks).map_err(ApiError::bad_request)
+    let ratings: Vec<pgn::Rating> = state
+        .store
+        .rating_changes(record.room_id)
+        .await?
+        .iter()
+        .map(|c| pgn::Rating {
+            seat: c.seat,
+            before: c.before.round() as i64,
+            diff: c.diff,
+        })
+        .collect();
+    pgn::write(record, clocks, &ratings).map_err(ApiError::bad_request)
 }
 
 /// `GET /api/games/{room_id}/record`: a finished game of any kind as plain text in its own

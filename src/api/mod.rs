@@ -19,6 +19,7 @@ mod pgn;
 mod profile_exports;
 mod profiles;
 mod proxy;
+mod ratings;
 mod record;
 mod rest;
 mod seat_accounts;
@@ -211,6 +212,11 @@ fn answered_routes() -> Router<AppState> {
         .route("/api/users/{username}", get(profiles::profile))
         .route("/api/users/{username}/games", get(profiles::games))
         .route(
+            "/api/users/{username}/rating-history",
+            get(ratings::history),
+        )
+        .route("/api/leaderboard/{game}", get(ratings::leaderboard))
+        .route(
             "/api/users/{username}/vs/{other}",
             get(profiles::head_to_head),
         )
@@ -245,6 +251,7 @@ fn answered_routes() -> Router<AppState> {
         .route("/login", get(web::login))
         .route("/account", get(web::account))
         .route("/g/{room_id}", get(web::game))
+        .route("/leaderboard/{game}", get(web::leaderboard))
         .route("/@/{username}", get(web::profile))
         .route("/rules/{game}", get(web::rules))
         .route("/assets/{*path}", get(web::asset))

@@ -67,9 +67,25 @@ pub struct Clocks<'a> {
     pub moves: &'a [Option<i64>],
 }
 
+/// A player's rating in a rated game, for its PGN's tags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rating {
+    /// The seat (0: White, 1: Black).
+    pub seat: u8,
+    /// The rating before the game, a whole number (`[WhiteElo "1500"]`).
+    pub before: i64,
+    /// The change the game made (`[WhiteRatingDiff "+8"]`, as lichess writes it).
+    pub diff: i64,
+}
+
 /// Writes `record` as PGN, with `clocks` (the time control and each move's `[%clk]`; moves
-/// without a clock get no comment). Errors when the game is not Ouk Chatrang.
-pub fn write(record: &GameRecord, clocks: Clocks<'_>) -> Result<String, String> {
+/// without a clock get no comment) and a rated game's `ratings` (none: no rating tags). Errors
+/// when the game is not Ouk Chatrang.
+pub fn write(
+    record: &GameRecord,
+    clocks: Clocks<'_>,
+    ratings: &[Rating],
+) -> Result<String, String> {
     if record.game != GameKind::OukChatrang {
         return Err(format!(
             "PGN is for Ouk Chatrang games; this is {}",
@@ -94,6 +110,16 @@ pub fn write(record: &GameRecord, clocks: Clocks<'_>) -> Result<String, String> 
     let _ = writeln!(out, "[White \"{}\"]", player(record, 0));
     let _ = writeln!(out, "[Black \"{}\"]", player(record, 1));
     let _ = writeln!(out, "[Result \"{result}\"]");
+    for (seat, side) in [(0, "White"), (1, "Black")] {
+        if let Some(rating) = ratings.iter().find(|r| r.seat == seat) {
+            let _ = writeln!(out, "[{side}Elo \"{}\"]", rating.before);
+        }
+    }
+    for (seat, side) in [(0, "White"), (1, "Black")] {
+        if let Some(rating) = ratings.iter().find(|r| r.seat == seat) {
+            let _ = writeln!(out, "[{side}RatingDiff \"{:+}\"]", rating.diff);
+        }
+    }
     let _ = writeln!(out, "[Variant \"Cambodian\"]");
     let _ = writeln!(out, "[SetUp \"1\"]");
     let _ = writeln!(out, "[FEN \"{}\"]", record.start_position);
@@ -172,6 +198,7 @@ mod tests {
         let pgn = write(
             &record(start, &["Kb2", "b5", "Ne2"], Some(1), "resignation"),
             Clocks::default(),
+            &[],
         )
         .unwrap();
         assert!(pgn.contains("[Variant \"Cambodian\"]\n"));
@@ -192,6 +219,7 @@ mod tests {
         let pgn = write(
             &record(start, &["Kxf5", "Rc5+"], None, "counting"),
             Clocks::default(),
+            &[],
         )
         .unwrap();
         assert!(
@@ -213,7 +241,7 @@ mod tests {
             settings: Some(&settings),
             moves: &clocks,
         };
-        let pgn = write(&record(start, &sans, None, "agreement"), clocks).unwrap();
+        let pgn = write(&record(start, &sans, None, "agreement"), clocks, &[]).unwrap();
         let movetext = pgn.split("\n\n").nth(1).unwrap();
         assert!(movetext.lines().count() > 5);
         assert!(movetext.lines().all(|l| l.len() <= LINE_WIDTH));
@@ -241,7 +269,7 @@ mod tests {
             moves: &moves,
         };
         let game = record(start, &["Kb2", "b5", "Ne2", "Nd7"], Some(0), "resignation");
-        let pgn = write(&game, clocks).unwrap();
+        let pgn = write(&game, clocks, &[]).unwrap();
         assert_eq!(
             pgn,
             "[Event \"Khanate game\"]\n[Site \"Khanate\"]\n[Date \"2026.11.29\"]\n[Round \"-\"]\n\
@@ -251,5 +279,33 @@ mod tests {
              1. Kb2 {[%clk 0:03:00]} 1... b5 {[%clk 0:02:58]} 2. Ne2 Nd7 {[%clk 0:02:51]}\n\
              {resignation} 1-0\n"
         );
+    }
+
+    #[test]
+    fn a_rated_game_has_its_players_ratings_as_lichess_writes_them() {
+        let start = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1";
+        let game = record(start, &["Kb2"], Some(0), "resignation");
+        let ratings = [
+            Rating {
+                seat: 1,
+                before: 1621,
+                diff: -9,
+            },
+            Rating {
+                seat: 0,
+                before: 1500,
+                diff: 12,
+            },
+        ];
+        let pgn = write(&game, Clocks::default(), &ratings).unwrap();
+        assert!(
+            pgn.contains(
+                "[Result \"1-0\"]\n[WhiteElo \"1500\"]\n[BlackElo \"1621\"]\n\
+                 [WhiteRatingDiff \"+12\"]\n[BlackRatingDiff \"-9\"]\n[Variant"
+            ),
+            "{pgn}"
+        );
+        let unrated = write(&game, Clocks::default(), &[]).unwrap();
+        assert!(!unrated.contains("Elo") && !unrated.contains("RatingDiff"));
     }
 }

@@ -32,8 +32,9 @@ async fn user_named(state: &AppState, name: &str) -> Result<UserRow, ApiError> {
 }
 
 /// `GET /api/users/{username}`: 200 `{"name", "member_since", "deleted", "games": [{"game",
-/// "played", "wins", "draws", "losses"}]}` (one entry per game the user finished one of that the
-/// viewer may see, aborted games left out, by game name). Errors: 404 `not_found` for an unknown
+/// "played", "wins", "draws", "losses"}], "ratings"}` (one `games` entry per game the user
+/// finished one of that the viewer may see, aborted games left out, by game name; `ratings` as
+/// [`ratings_json`](super::ratings::ratings_json), every rating, whoever looks). Errors: 404 `not_found` for an unknown
 /// user; as [`auth::viewer`] for the credential.
 pub async fn profile(
     State(state): State<AppState>,
@@ -43,6 +44,7 @@ pub async fn profile(
 ) -> Result<Json<Value>, ApiError> {
     let viewer = auth::viewer(&state, peer, &headers, &Method::GET).await?;
     let user = user_named(&state, &name).await?;
+    let ratings = state.store.ratings_of_user(user.id).await?;
     let tallies = state
         .store
         .tallies(user.id, viewer.map(|v| v.id), None)
@@ -64,6 +66,7 @@ pub async fn profile(
         "member_since": user.created_at,
         "deleted": user.deleted_at.is_some(),
         "games": games,
+        "ratings": super::ratings::ratings_json(&ratings),
     })))
 }
 

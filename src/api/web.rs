@@ -86,6 +86,19 @@ pub async fn game(State(state): State<AppState>, ApiPath(room_id): ApiPath<Strin
     page(&state.config, "game.html", status)
 }
 
+/// `GET /leaderboard/{game}`: a game's leaderboards (its speeds), 404 (with the page) for a game
+/// key that has none (see [`board_game`](super::ratings::board_game)).
+pub async fn leaderboard(
+    State(state): State<AppState>,
+    ApiPath(game): ApiPath<String>,
+) -> Response {
+    let status = match super::ratings::board_game(&game) {
+        Some(_) => StatusCode::OK,
+        None => StatusCode::NOT_FOUND,
+    };
+    page(&state.config, "leaderboard.html", status)
+}
+
 /// `GET /@/{username}`: a player's page (docs/protocol.md "Players"); with 404 when no account
 /// has that name (the page itself then says so), 503 when the store cannot tell.
 pub async fn profile(State(state): State<AppState>, ApiPath(name): ApiPath<String>) -> Response {

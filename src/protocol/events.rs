@@ -47,6 +47,21 @@ pub struct ResultInfo {
     pub reason: EndReason,
 }
 
+/// One seat's rating change in a rated game (`game_over.d.ratings`, the snapshot's `ratings`,
+/// `GET /api/games/{room_id}`): its player's rating before and after the game on the
+/// 1500-centred display scale, each rounded to a whole point, and `diff` = `after − before`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The seat.
+    pub seat: Seat,
+    /// The rating before the game.
+    pub before: i64,
+    /// The rating after it.
+    pub after: i64,
+    /// `after − before`, e.g. `8` (shown "+8") or `-8`.
+    pub diff: i64,
+}
+
 impl From<Outcome> for ResultInfo {
     fn from(o: Outcome) -> Self {
         ResultInfo {
@@ -261,6 +276,10 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         /// A timed game's final clocks (none runs any more); absent untimed.
         clock: Option<ClockInfo>,
+        /// A rated game's rating changes, one per seat in seat order; absent in a game that is
+        /// not rated (and in an aborted one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratings: Option<Vec<RatingChange>>,
     },
     /// `rematch`: every seat agreed to a rematch; the new room exists, already started, and each
     /// player's seat token of this room is also their token there.
@@ -477,6 +496,10 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The result once the game is over; absent before.
     pub result: Option<ResultInfo>,
+    /// A rated game's rating changes once it is over (as its `game_over` gave them); absent
+    /// before, and in a game that is not rated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<Vec<RatingChange>>,
     /// Whether spectators may chat (the creator may turn it off).
     pub spectator_chat: bool,
     /// The rematch made after this game, once every seat agreed to one; absent before.

@@ -7,17 +7,23 @@
 //! with the Plackett-Luce model. Both are shown on one 1500-centred scale ([`PlayerRating`]).
 //! The store applies a rated game's changes in the transaction that stores its end.
 
+mod finish;
+pub mod glicko;
+pub mod plackett_luce;
+
+pub use finish::Finish;
+
 use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use skillratings::Outcomes;
 use skillratings::glicko2::Glicko2Rating;
-use skillratings::weng_lin::WengLinRating;
+use skillratings::weng_lin::{WengLinConfig, WengLinRating};
 
-use crate::domain::UnknownWord;
-use crate::room::state::TimeControl;
-use crate::rules::GameKind;
+use crate::domain::{TimeControl, UnknownWord};
+use crate::rules::{GameKind, Seat};
 
 /// A rating pool's speed, from its clock: `blitz`, `rapid`, `classical` or `correspondence`
 /// (lowercase on the wire and in the database).
@@ -216,10 +222,103 @@ impl PlayerRating {
     }
 }
 
+/// One seat's rating before and after a rated game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatRating {
+    /// The seat.
+    pub seat: Seat,
+    /// Its player's rating in the pool before the game, as stored.
+    pub before: PlayerRating,
+    /// After the game: one more game, `rated_at` the game's end.
+    pub after: PlayerRating,
+}
+
+impl SeatRating {
+    /// The change as shown to people: the display ratings before and after, each rounded to a
+    /// whole point, and their difference (after − before, so the three always add up).
+    pub fn shown(&self) -> (i64, i64, i64) {
+        let before = self.before.rating.round() as i64;
+        let after = self.after.rating.round() as i64;
+        (before, after, after - before)
+    }
+}
+
+/// The ratings in `pool` after a rated game that ended at `at` as `finish` says, of the players
+/// whose ratings before it are `before` (by seat, one a seat of `finish`). Two players:
+/// Glicko-2 ([`glicko`]), each player's deviation first grown by the time since their last rated
+/// game; three: Weng-Lin with Plackett-Luce ([`plackett_luce`]) by the finish's places
+/// ([`Finish::places`]), with skillratings' default configuration. A rating of the other system
+/// than the pool's (never stored for it) counts as a new player's.
+pub fn rate_game(
+    pool: RatingPool,
+    before: &[PlayerRating],
+    finish: &Finish<'_>,
+    at: DateTime<Utc>,
+) -> Vec<SeatRating> {
+    let skills: Vec<Skill> = if pool.is_multiplayer() {
+        let places = finish.places();
+        let players: Vec<(WengLinRating, u32)> = before
+            .iter()
+            .zip(places)
+            .map(|(rating, place)| (weng_lin_of(rating), place))
+            .collect();
+        plackett_luce::rate(&players, &WengLinConfig::new())
+            .into_iter()
+            .map(Skill::WengLin)
+            .collect()
+    } else {
+        let now: Vec<Glicko2Rating> = before
+            .iter()
+            .map(|rating| {
+                let periods = glicko::periods_between(rating.rated_at, at);
+                glicko::after_inactivity(&glicko_of(rating), periods)
+            })
+            .collect();
+        let outcome = |seat: usize| match finish.winner.map(usize::from) {
+            None => Outcomes::DRAW,
+            Some(winner) if winner == seat => Outcomes::WIN,
+            Some(_) => Outcomes::LOSS,
+        };
+        (0..now.len())
+            .map(|seat| {
+                let opponents: Vec<_> = (0..now.len())
+                    .filter(|&other| other != seat)
+                    .map(|other| (now[other], outcome(seat)))
+                    .collect();
+                Skill::Glicko2(glicko::rate_period(&now[seat], &opponents, glicko::TAU))
+            })
+            .collect()
+    };
+    before
+        .iter()
+        .zip(skills)
+        .zip(0..)
+        .map(|((before, skill), seat)| SeatRating {
+            seat,
+            before: *before,
+            after: PlayerRating::from_skill(skill, before.games + 1, Some(at)),
+        })
+        .collect()
+}
+
+fn glicko_of(rating: &PlayerRating) -> Glicko2Rating {
+    match rating.skill {
+        Skill::Glicko2(g) => g,
+        Skill::WengLin(_) => Glicko2Rating::new(),
+    }
+}
+
+fn weng_lin_of(rating: &PlayerRating) -> WengLinRating {
+    match rating.skill {
+        Skill::WengLin(w) => w,
+        Skill::Glicko2(_) => WengLinRating::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::room::state::{ClockSettings, CorrespondenceSettings};
+    use crate::domain::{ClockSettings, CorrespondenceSettings};
 
     fn fischer(initial_s: u32, increment_s: u32) -> Speed {
         Speed::of(&TimeControl::Fischer(ClockSettings {
@@ -242,7 +341,7 @@ mod tests {
         assert_eq!(fischer(1, 0), Speed::Blitz);
         assert_eq!(fischer(180, 2), Speed::Blitz);
         assert_eq!(fischer(10_800, 180), Speed::Classical);
-        for days_per_move in crate::room::state::DAYS_PER_MOVE {
+        for days_per_move in crate::domain::DAYS_PER_MOVE {
             let clock = TimeControl::Correspondence(CorrespondenceSettings { days_per_move });
             assert_eq!(Speed::of(&clock), Speed::Correspondence);
         }
@@ -287,5 +386,116 @@ mod tests {
         let rating = PlayerRating::from_skill(unsettled, 9, None);
         assert_eq!(rating.rating, 1710.0);
         assert!(rating.provisional);
+    }
+
+    fn pool(players: u8) -> RatingPool {
+        RatingPool {
+            game: GameKind::KhanTsin,
+            players,
+            speed: Speed::Blitz,
+        }
+    }
+
+    fn at() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-12-01T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn two_new_players_one_win() {
+        let new = PlayerRating::new(pool(2));
+        let finish = Finish {
+            seats: 2,
+            winner: Some(1),
+            left: &[],
+        };
+        let rated = rate_game(pool(2), &[new, new], &finish, at());
+        assert_eq!(rated[0].shown(), (1500, 1338, -162));
+        assert_eq!(rated[1].shown(), (1500, 1662, 162));
+        for (seat, rated) in rated.iter().enumerate() {
+            assert_eq!(usize::from(rated.seat), seat);
+            assert_eq!((rated.after.games, rated.after.rated_at), (1, Some(at())));
+            assert_eq!(format!("{:.1}", rated.after.deviation), "290.3");
+            assert!(rated.after.provisional);
+        }
+        let drawn = Finish {
+            winner: None,
+            ..finish
+        };
+        let rated = rate_game(pool(2), &[new, new], &drawn, at());
+        assert_eq!(
+            (rated[0].shown(), rated[1].shown()),
+            ((1500, 1500, 0), (1500, 1500, 0))
+        );
+    }
+
+    #[test]
+    fn a_year_away_counts_as_new_uncertainty() {
+        let year_ago = at() - chrono::Duration::days(365);
+        let settled = PlayerRating::from_skill(
+            Skill::Glicko2(Glicko2Rating {
+                rating: 1500.0,
+                deviation: 60.0,
+                volatility: 0.06,
+            }),
+            40,
+            Some(year_ago),
+        );
+        let new = PlayerRating::new(pool(2));
+        let finish = Finish {
+            seats: 2,
+            winner: Some(0),
+            left: &[],
+        };
+        let back = rate_game(pool(2), &[settled, new], &finish, at());
+        let fresh = rate_game(pool(2), &[new, new], &finish, at());
+        assert_eq!(back[0].after.skill, fresh[0].after.skill);
+        assert_eq!(back[1].after.skill, fresh[1].after.skill);
+        assert_eq!(back[0].after.games, 41);
+        // A day away instead: φ = 62.66/173.7178 = 0.3607; with the game's own period
+        // φ*² = 0.1301 + 0.0036; g(350) = 0.6691, E = 1/2, v = 1/(g²/4) = 8.936;
+        // φ' = (1/φ*² + 1/v)^−½ = 0.3629, and r' − r = φ'²·g·(1 − 1/2)·173.7178 = +7.65.
+        let yesterday = PlayerRating {
+            rated_at: Some(at() - chrono::Duration::days(1)),
+            ..settled
+        };
+        let rated = rate_game(pool(2), &[yesterday, new], &finish, at());
+        assert_eq!(rated[0].shown(), (1500, 1508, 8));
+        assert!(
+            (rated[0].after.rating - 1507.65).abs() < 0.01,
+            "{:?}",
+            rated[0]
+        );
+    }
+
+    #[test]
+    fn three_players_are_rated_by_their_places() {
+        let new = PlayerRating::new(pool(3));
+        // Seat 0 left, seat 2 won, seat 1 played on: places 3, 2, 1.
+        let finish = Finish {
+            seats: 3,
+            winner: Some(2),
+            left: &[0],
+        };
+        let rated = rate_game(pool(3), &[new, new, new], &finish, at());
+        let expected = plackett_luce::rate(
+            &[
+                (WengLinRating::new(), 3),
+                (WengLinRating::new(), 2),
+                (WengLinRating::new(), 1),
+            ],
+            &WengLinConfig::new(),
+        );
+        for (rated, expected) in rated.iter().zip(expected) {
+            assert_eq!(rated.after.skill, Skill::WengLin(expected));
+            assert_eq!(rated.after.rating, 1500.0 + 42.0 * (expected.rating - 25.0));
+        }
+        // 42 × 2.868876552746237 = 120.49; 42 × 0.717219138186557 = 30.12; 42 × −3.586 = −150.61.
+        let shown: Vec<_> = rated.iter().map(SeatRating::shown).collect();
+        assert_eq!(
+            shown,
+            [(1500, 1349, -151), (1500, 1530, 30), (1500, 1620, 120)]
+        );
     }
 }

@@ -145,6 +145,7 @@ pub(super) fn stage(
         new_room,
         epoch: None,
         flag_at: state.flag_at(),
+        ratings: None,
     })
 }
 
@@ -255,6 +256,7 @@ fn rematch_room(
             new_room: None,
             epoch: None,
             flag_at: fresh.flag_at(),
+            ratings: None,
         },
     })
 }

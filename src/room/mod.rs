@@ -17,6 +17,7 @@ mod chat;
 mod commit;
 mod fanout;
 mod presence;
+mod rated;
 pub mod registry;
 pub mod state;
 pub mod sweep;

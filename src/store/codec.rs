@@ -40,6 +40,9 @@ pub(super) fn check_commit(c: &Commit) -> Result<i64, StoreError> {
     {
         return invalid(format!("game record is for room {}", game.room_id));
     }
+    if c.ratings.is_some() && c.game.is_none() {
+        return invalid("rating changes without the game record they belong to".into());
+    }
     if let Some(created) = &c.new_room {
         if created.commit.room_id != created.room.id || created.commit.new_room.is_some() {
             return invalid(format!(
@@ -170,6 +173,7 @@ mod tests {
             new_room: None,
             epoch: None,
             flag_at: None,
+            ratings: None,
         }
     }
 

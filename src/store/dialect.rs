@@ -46,6 +46,8 @@ pub(super) enum Param<'a> {
     Time(Option<DateTime<Utc>>),
     /// A true/false column (PostgreSQL `boolean`; SQLite `INTEGER` 0 or 1).
     Bool(bool),
+    /// A floating-point column (ratings: PostgreSQL `double precision`, SQLite `REAL`).
+    Float(Option<f64>),
 }
 
 /// A statement ready to run: SQL text with `$1`-style placeholders and their values, in order.

@@ -46,9 +46,11 @@ pub use self::challenges::{ChallengeRow, ChallengeSide, ChallengeStatus};
 pub use self::pairing::LastGame;
 use self::postgres::Pg;
 pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
+pub use self::ratings::{Leader, RatingChangeRow};
 pub use self::rows::{
     ChatAnswer, ChatRow, Commit, CreatedRoom, EventRow, ExtraRow, GameRecord, HeldSeat, LobbyRoom,
-    MoveRow, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord, Visibility,
+    MoveRow, RatedGame, RatedSeat, RoomRef, RoomRow, RoomStatus, SeatRow, StoredRoom, UnknownWord,
+    Visibility,
 };
 pub use self::seat_accounts::{SeatAccount, mark_players};
 use self::sqlite::Lite;
@@ -100,6 +102,14 @@ pub enum StoreError {
     /// Applying the migrations at connect failed.
     #[error("migration: {0}")]
     Migrate(sqlx::migrate::MigrateError),
+    /// A rated game's commit found a player's stored rating changed since it was read (another
+    /// rated game of theirs in the pool ended in between): nothing was written; the room reloads
+    /// and the game's end is decided again from the new rating.
+    #[error("the rating of account {user_id} changed while the game's end was being stored")]
+    RatingChanged {
+        /// The account whose rating moved.
+        user_id: Uuid,
+    },
 }
 
 // By hand rather than `#[from]`, which would also make the wrapped error the `source`: its text is

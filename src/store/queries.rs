@@ -108,6 +108,9 @@ async fn apply_one<D: Dialect>(conn: &mut D::Conn, c: &Commit) -> Result<(), Sto
     for statement in commit_rows(c) {
         D::execute(conn, statement).await?;
     }
+    if let Some(rated) = &c.ratings {
+        super::ratings::write_rated::<D>(conn, c.room_id, rated).await?;
+    }
     Ok(())
 }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 pub use crate::domain::{GameRecord, RoomStatus, UnknownWord, Visibility};
+use crate::ratings::{RatingPool, SeatRating};
 use crate::rules::{Extra, GameKind, Seat};
 
 /// A room's own row.
@@ -138,6 +139,33 @@ pub struct Commit {
     /// `rooms.flag_at` so that a sweep finds the room while it is out of memory. `None` for every
     /// other room, and once no clock runs; every commit writes it.
     pub flag_at: Option<DateTime<Utc>>,
+    /// The rating changes of a rated game this command ended (with `game`), written in the
+    /// same transaction.
+    pub ratings: Option<RatedGame>,
+}
+
+/// A rated game's rating changes, as its end's [`Commit`] writes them: each player's new rating
+/// in the pool (the `ratings` table) and each seat's change (`rating_changes`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedGame {
+    /// The pool the game is rated in.
+    pub pool: RatingPool,
+    /// When the game ended.
+    pub at: DateTime<Utc>,
+    /// Every seat, in seat order.
+    pub seats: Vec<RatedSeat>,
+}
+
+/// One seat of a [`RatedGame`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedSeat {
+    /// The account whose rating changes.
+    pub user_id: Uuid,
+    /// The seat's rating before and after the game. The write fails with
+    /// [`StoreError::RatingChanged`](super::StoreError::RatingChanged) unless the stored rating
+    /// still has `before.games` games (none stored: 0), so a rating is never changed from a
+    /// stale read.
+    pub rating: SeatRating,
 }
 
 /// A room created by another room's commit (a rematch): its row and its first commit, as

@@ -141,6 +141,7 @@ fn query(s: Statement<'_>) -> Query<'static, Sqlite, SqliteArguments> {
             Param::StringList(v) => q.bind(codec::json_text(&codec::list_json(v))),
             Param::Time(v) => q.bind(v.map(codec::time_text)),
             Param::Bool(v) => q.bind(i64::from(v)),
+            Param::Float(v) => q.bind(v),
         })
 }
 

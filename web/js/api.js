@@ -70,6 +70,24 @@ export function roomSummary(reference) {
 }
 
 /**
+ * GET api/leaderboard/{game}: every speed's top players of a game key (`khan-tsin-3` too).
+ * @param {string} game
+ * @returns {Promise<import('./protocol.js').Leaderboard>}
+ */
+export function leaderboard(game) {
+  return request('GET', `api/leaderboard/${encodeURIComponent(game)}`);
+}
+
+/**
+ * GET api/users/{name}/rating-history.
+ * @param {string} name
+ * @returns {Promise<import('./protocol.js').RatingHistory>}
+ */
+export function ratingHistory(name) {
+  return request('GET', `api/users/${encodeURIComponent(name)}/rating-history`);
+}
+
+/**
  * GET api/rooms: the public rooms waiting for players.
  * @returns {Promise<import('./protocol.js').LobbyRoom[]>}
  */
@@ -255,7 +273,7 @@ export async function signOut(action) {
 
 /**
  * A player's profile (docs/protocol.md, "Players").
- * @typedef {{ name: string, member_since: string, deleted: boolean, games: { game: string, played: number, wins: number, draws: number, losses: number }[] }} Profile
+ * @typedef {{ name: string, member_since: string, deleted: boolean, games: { game: string, played: number, wins: number, draws: number, losses: number }[], ratings: import('./protocol.js').Ratings }} Profile
  */
 
 /**

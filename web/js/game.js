@@ -13,6 +13,7 @@ import { timeLeftText } from './room/view/clock.js';
 import { t, addStrings, setUpLanguage, onLanguageChange, colorName } from './i18n.js';
 import { $, $$, $button, $link, $select } from './dom.js';
 import { setUpThemes } from './themes.js';
+import { changeItems } from './ratings.js';
 import { playerName as nameOf, withPlayer } from './who.js';
 
 /** @typedef {import('./protocol.js').GameRecord} GameRecord */
@@ -219,6 +220,9 @@ function showGame(record, module) {
     $('#game-name').textContent = t(`game.${record.game}`);
     document.title = `${t(`game.${record.game}`)} · ${t('app.name')}`;
     $('#result').textContent = resultText(record.result);
+    const ratings = $('#ratings');
+    ratings.hidden = !record.ratings;
+    ratings.replaceChildren(...changeItems(record.ratings ?? [], playerName));
     renderMoves();
     renderCounting();
     renderDownloads();

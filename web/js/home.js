@@ -62,6 +62,9 @@ function listGames() {
   }));
 }
 
+/** Whether this browser is logged in (a rated game needs it). */
+let loggedIn = false;
+
 // Shows the fields of the chosen game and offers its seats.
 function refreshForm() {
   const info = chosenGame();
@@ -84,6 +87,8 @@ function refreshForm() {
   const chatOption = $input('#spectator-chat-option').closest('label');
   if (chatOption) chatOption.hidden = against === 'local';
   $('#visibility-field').hidden = against !== 'people';
+  // Rated games are between logged-in people.
+  $('#rated-field').hidden = against !== 'people' || !loggedIn;
   for (const el of $$('.computer-only')) el.hidden = against !== 'computer';
   for (const el of $$('.local-only')) el.hidden = against !== 'local';
   $('.clock-custom').hidden = $select('#clock').value !== 'custom';
@@ -141,6 +146,7 @@ function clockRequest() {
  * @property {number} [seats]
  * @property {import('./protocol.js').ClockSettings} [clock]
  * @property {{ seat: number, level: number }[]} [bots]
+ * @property {boolean} [rated]
  * @property {{ spectator_chat?: boolean, start_position?: string, colors?: Color[], layout?: string }} options
  */
 
@@ -194,6 +200,10 @@ function createRequest() {
   if (name) body.name = name;
   const clock = clockRequest();
   if (clock) body.clock = clock;
+  if (against === 'people' && loggedIn && $input('#rated-option').checked) {
+    if (!clock) throw new Error('home.rated_needs_clock');
+    body.rated = true;
+  }
   // Spectators may chat unless the creator says otherwise (a pass-and-play table has no chat).
   if (!local) body.options.spectator_chat = $input('#spectator-chat-option').checked;
   if (startPosition) {
@@ -319,12 +329,15 @@ setInterval(refreshLobby, LOBBY_REFRESH_MS);
 setUpQuickPairing();
 
 // The header names the logged-in account, linked to the player's page, with the account's
-// settings beside it; `data-checked` says the page knows (the tests wait for it).
+// settings beside it; `data-checked` says the page knows (the tests wait for it). A logged-in
+// player may make a rated game.
 account()
   .catch(() => null)
   .then((me) => {
     const link = $('#account-link');
     if (me) {
+      loggedIn = true;
+      refreshForm();
       link.removeAttribute('data-i18n');
       link.textContent = me.name;
       link.setAttribute('href', profileUrl(me.name));

@@ -5,13 +5,16 @@
 // also shows head to head (GET api/users/{name}/vs/{other}). Each opponent links to their own
 // page; a deleted account shows as a deleted player, unlinked. What the server answers is what
 // the viewer may see (a private game only to its own players), so this page counts nothing itself.
+// Between the results and the games, the player's ratings by game and speed (each with its
+// games, "?" while provisional) and their history as a plot (GET api/users/{name}/rating-history).
 
-import { ApiError, account, gameUrl, headToHead, noticeWithHomeLink, userGames, userProfile } from './api.js';
+import { ApiError, account, gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
 import { openSiteChannel } from './site.js';
 import { GAMES } from './games.js';
 import { colorName, errorText, language, onLanguageChange, setUpLanguage, t } from './i18n.js';
 import { against, profileUrl, withPlayer } from './who.js';
 import { $, $button, $input, $select } from './dom.js';
+import { renderRatings } from './ratings.js';
 
 /** @typedef {import('./api.js').Profile} Profile */
 /** @typedef {import('./api.js').PlayedGame} PlayedGame */
@@ -20,6 +23,8 @@ const name = decodeURIComponent(location.pathname.split('/').filter(Boolean).at(
 
 /** @type {Profile | null} */
 let profile = null;
+/** @type {import('./protocol.js').RatingHistory} */
+let ratingPoints = {};
 /** @type {PlayedGame[]} */
 let games = [];
 /** @type {string | null} */
@@ -101,6 +106,17 @@ function renderProfile() {
   const chosen = filters().game;
   select.replaceChildren(new Option(t('profile.all_games'), ''), ...GAMES.map((info) => new Option(t(`game.${info.id}`), info.id)));
   select.value = chosen;
+  renderRatingSection();
+}
+
+// A deleted account's page shows no ratings, as it shows no results.
+function renderRatingSection() {
+  if (!profile) return;
+  const ratings = profile.ratings ?? {};
+  const any = Object.keys(ratings).length > 0;
+  $('#ratings').hidden = profile.deleted;
+  $('#no-ratings').hidden = any;
+  renderRatings($('#rating-games'), ratings, ratingPoints);
 }
 
 function renderGames() {
@@ -233,6 +249,11 @@ async function start() {
   if (profile.deleted) {
     $('#profile').dataset.ready = 'true';
     return;
+  }
+  if (Object.keys(profile.ratings ?? {}).length > 0) {
+    // The ratings stand without their plot when the history cannot be had.
+    ratingPoints = await ratingHistory(name).catch(() => ({}));
+    renderRatingSection();
   }
   $('#filters').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -92,10 +92,16 @@
 /** @typedef {{ room_id: string, seat: number | null, role: string, game: GameId, version: number }} Welcome */
 
 /**
+ * A seat's rating change in a rated game: whole points, `diff` = `after - before`.
+ * @typedef {{ seat: number, before: number, after: number, diff: number }} RatingChange
+ */
+
+/**
  * @typedef {object} Snapshot
  * @property {string} room_id
  * @property {GameId} game
  * @property {RoomStatus} status
+ * @property {boolean} [rated]
  * @property {Seat[]} seats
  * @property {string} start_position
  * @property {string} position
@@ -113,6 +119,7 @@
  * @property {boolean} [spectator_chat]
  * @property {Counting} [counting]
  * @property {GameResult} [result]
+ * @property {RatingChange[]} [ratings]
  * @property {RematchInfo} [rematch]
  * @property {ChatMessage[]} [chat]
  * @property {ClockFrame} [clock]
@@ -171,7 +178,7 @@
  * @property {ClockFrame} [clock]
  */
 
-/** @typedef {{ result: GameResult, clock?: ClockFrame }} GameOver */
+/** @typedef {{ result: GameResult, clock?: ClockFrame, ratings?: RatingChange[] }} GameOver */
 /** @typedef {{ id: number, by?: number | null }} OfferDeclined */
 /** @typedef {{ id: number, by: number }} OfferAccepted */
 /** @typedef {{ seat: number }} Skipped */
@@ -233,6 +240,7 @@
  * @property {GameId} game
  * @property {RoomStatus} status
  * @property {string} visibility
+ * @property {boolean} rated
  * @property {Seat[]} seats
  * @property {number} version
  * @property {string} invite_code
@@ -307,6 +315,31 @@
  * @property {Counting} [counting]
  * @property {{ ply: number, counting?: Counting }[]} [extra_history]
  * @property {ChatMessage[]} [chat]
+ * @property {RatingChange[]} [ratings]
  */
+
+/**
+ * One rating of an account (its profile's `ratings`): Glicko-2's `rd` and `volatility`, or for
+ * three-player Khan-Tsin Weng-Lin's `mu` and `sigma`.
+ * @typedef {object} Rating
+ * @property {number} rating
+ * @property {number} games
+ * @property {boolean} provisional
+ * @property {number} [rd]
+ * @property {number} [volatility]
+ * @property {number} [mu]
+ * @property {number} [sigma]
+ */
+
+/** @typedef {Record<string, Partial<Record<string, Rating>>>} Ratings  game key -> speed -> rating */
+
+/** @typedef {Record<string, Partial<Record<string, { at: string, rating: number }[]>>>} RatingHistory */
+
+/**
+ * A leaderboard's player (`GET /api/leaderboard/{game}`).
+ * @typedef {{ rank: number, name: string, rating: number, deviation: number, games: number, rated_at: string }} Leader
+ */
+
+/** @typedef {{ game: string, speeds: Partial<Record<string, Leader[]>> }} Leaderboard */
 
 export {};

@@ -10,13 +10,14 @@ use crate::protocol::{ChatChannel, ChatMessage, Code, Command, Event, ResultInfo
 use crate::room::answers::Answer;
 use crate::room::commit::{Author, NewSeat, stage};
 use crate::room::fanout::Logged;
+use crate::room::rated;
 use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice, taken_by_account};
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
 use crate::site::{SiteFrame, YourTurn};
 use crate::store::SeatAccount;
-use crate::store::{ChatAnswer, RoomStatus, StoreError};
+use crate::store::{ChatAnswer, RatedGame, RoomStatus, StoreError};
 use crate::telemetry;
 
 /// A staged change was not stored, or whether it was is unknown; the task is then marked stale.
@@ -71,6 +72,7 @@ impl Authority {
                 reason: EndReason::Aborted,
             },
             clock: None,
+            ratings: None,
         };
         if self.persist(&[event], None, None, None).await.is_ok() {
             info!("waiting room expired");
@@ -367,6 +369,15 @@ impl Authority {
         let (version_before, status_before) = (self.state.version, self.state.status);
         let on_move_before = self.state.seat_on_move();
         let now = self.settings.clock.now_utc();
+        let (rated_events, ratings) = match self.rate_end(events, author, new_seat, now).await {
+            Ok(rated) => rated.unzip(),
+            Err(e) => {
+                warn!(error = %e, "the players' ratings could not be read; the room reloads");
+                self.discard_staged(version_before, status_before);
+                return Err(NotStored);
+            }
+        };
+        let events = rated_events.as_deref().unwrap_or(events);
         let mut commit = match stage(&mut self.state, events, author, new_seat, now) {
             Ok(commit) => commit,
             Err(e) => {
@@ -376,6 +387,7 @@ impl Authority {
             }
         };
         commit.epoch = self.ownership.as_ref().map(Ownership::epoch);
+        commit.ratings = ratings;
         let writing = tokio::time::Instant::now();
         let written = self.store.commit(&commit).await;
         telemetry::db_write(writing.elapsed());
@@ -443,6 +455,34 @@ impl Authority {
             v: self.state.version,
         };
         self.settings.site.tell(user, &SiteFrame::YourTurn(turn));
+    }
+
+    /// When `events` end a rated game: the events with the rating changes in their `game_over`,
+    /// and the rows its commit writes, from the players' ratings read now (see
+    /// [`rated`](crate::room::rated)); `None` for every other change. The events are staged on
+    /// a copy of the state to see the end (who won, who left when): a rated game ends once.
+    async fn rate_end(
+        &self,
+        events: &[Event],
+        author: Option<Author<'_>>,
+        new_seat: Option<NewSeat>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<(Vec<Event>, RatedGame)>, StoreError> {
+        let ends = events.iter().any(|e| matches!(e, Event::GameOver { .. }));
+        if !self.state.rated || !ends || self.state.result.is_some() {
+            return Ok(None);
+        }
+        let mut ended = self.state.clone();
+        if stage(&mut ended, events, author, new_seat, now).is_err() {
+            // The real staging fails the same way, and says so.
+            return Ok(None);
+        }
+        let Some((users, pool)) = rated::rated_players(&ended) else {
+            return Ok(None);
+        };
+        let before = self.store.ratings_of(&users, pool).await?;
+        let (changes, rows) = rated::rate(&ended, (&users, pool), &before, now);
+        Ok(Some((rated::with_changes(events, &changes), rows)))
     }
 
     /// After a staging or commit that failed: the state is ahead of the database (staging

@@ -72,6 +72,7 @@ impl RoomState {
         if let Some(left) = self.left_after.get_mut(usize::from(seat)) {
             *left = Some(self.moves.len());
         }
+        self.leavers.push(seat);
         Ok(())
     }
 

@@ -8,51 +8,9 @@ use chrono::{DateTime, Utc};
 
 use super::lag::LagQuota;
 use super::{RoomState, game_over};
-use crate::domain::RoomStatus;
+use crate::domain::{ClockSettings, RoomStatus};
 use crate::protocol::{ClockInfo, ClockView, Event};
 use crate::rules::{EndReason, Outcome, Rules, Seat};
-
-/// A timed room's clock settings (`clock` of the create request, kept in the room's `options`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClockSettings {
-    /// Each seat's starting time, in seconds (1..=10800).
-    pub initial_s: u32,
-    /// Added to a seat's time after each of its moves (Fischer), in seconds (0..=180).
-    pub increment_s: u32,
-}
-
-impl ClockSettings {
-    /// The longest starting time: three hours.
-    pub const MAX_INITIAL_S: u32 = 10_800;
-    /// The largest increment: three minutes.
-    pub const MAX_INCREMENT_S: u32 = 180;
-
-    /// Checks the bounds; the error is a sentence for people.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=Self::MAX_INITIAL_S).contains(&self.initial_s) {
-            return Err(format!(
-                "clock.initial_s is 1 to {} seconds",
-                Self::MAX_INITIAL_S
-            ));
-        }
-        if self.increment_s > Self::MAX_INCREMENT_S {
-            return Err(format!(
-                "clock.increment_s is 0 to {} seconds",
-                Self::MAX_INCREMENT_S
-            ));
-        }
-        Ok(())
-    }
-
-    pub(super) fn initial_ms(&self) -> u64 {
-        u64::from(self.initial_s) * 1000
-    }
-
-    fn increment_ms(&self) -> u64 {
-        u64::from(self.increment_s) * 1000
-    }
-}
 
 /// A timed room's clocks as of the last event that set them (`clock` in `game_started`, `moved`,
 /// `left`, `taken_back`, `game_over`). The room task knows when that was; the state holds no time of its own.
@@ -282,6 +240,7 @@ mod tests {
                 Event::GameOver {
                     result,
                     clock: Some(clock),
+                    ratings: None,
                 },
             ] if clock.running.is_none() => (Outcome::from(*result), clock.remaining_ms.clone()),
             other => panic!("{other:?}"),

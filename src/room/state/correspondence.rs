@@ -11,64 +11,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{ClockSettings, Clocks, RoomState};
+use super::{Clocks, RoomState};
+use crate::domain::{ClockSettings, CorrespondenceSettings, TimeControl};
 use crate::protocol::{ClockInfo, Event};
-
-/// The days a correspondence room may give per move.
-pub const DAYS_PER_MOVE: [u32; 6] = [1, 2, 3, 5, 7, 14];
-
-/// Milliseconds in a day.
-const DAY_MS: u64 = 86_400_000;
-
-/// A correspondence room's setting (`clock` of the create request, kept in the room's `options`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CorrespondenceSettings {
-    /// The days each move may take: one of [`DAYS_PER_MOVE`].
-    pub days_per_move: u32,
-}
-
-impl CorrespondenceSettings {
-    /// The time each move may take, in milliseconds.
-    pub fn move_ms(&self) -> u64 {
-        u64::from(self.days_per_move) * DAY_MS
-    }
-}
-
-/// A room's time control, as the create request's `clock` gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(untagged)]
-pub enum TimeControl {
-    /// `{"initial_s", "increment_s"}`: a Fischer clock.
-    Fischer(ClockSettings),
-    /// `{"days_per_move"}`: a correspondence game.
-    Correspondence(CorrespondenceSettings),
-}
-
-impl TimeControl {
-    /// Reads and checks a `clock` object: `{"initial_s", "increment_s"}` in their bounds, or
-    /// `{"days_per_move"}` with one of [`DAYS_PER_MOVE`]. The error is a sentence for people.
-    pub fn parse(clock: &serde_json::Value) -> Result<Self, String> {
-        if clock.get("days_per_move").is_some() {
-            let settings: CorrespondenceSettings = serde_json::from_value(clock.clone())
-                .map_err(|e| format!("clock is {{\"days_per_move\"}} alone: {e}"))?;
-            if !DAYS_PER_MOVE.contains(&settings.days_per_move) {
-                return Err(format!(
-                    "clock.days_per_move is one of {DAYS_PER_MOVE:?}, not {}",
-                    settings.days_per_move
-                ));
-            }
-            return Ok(TimeControl::Correspondence(settings));
-        }
-        let settings: ClockSettings = serde_json::from_value(clock.clone()).map_err(|e| {
-            format!(
-                "clock is null, {{\"initial_s\", \"increment_s\"}} or {{\"days_per_move\"}}: {e}"
-            )
-        })?;
-        settings.validate()?;
-        Ok(TimeControl::Fischer(settings))
-    }
-}
 
 /// What a correspondence room's state knows beyond its clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,7 +125,7 @@ mod tests {
 
     use super::super::testing::{apply_all, stamped_move, timed_room, two_player_room};
     use super::*;
-    use crate::domain::RoomStatus;
+    use crate::domain::{DAY_MS, DAYS_PER_MOVE, RoomStatus};
     use crate::rules::{EndReason, GameKind};
 
     const HOUR_MS: u64 = 3_600_000;

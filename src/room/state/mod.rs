@@ -30,8 +30,10 @@ mod views;
 
 pub use abandonment::Absence;
 pub use chat::{MAX_CHAT_CHARS, clean_chat_text};
-pub use clocks::{ClockSettings, Clocks};
-pub use correspondence::{Correspondence, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
+pub use clocks::Clocks;
+pub use correspondence::Correspondence;
+// Time controls live on the floor both rooms and ratings stand on; re-exported at their old path.
+pub use crate::domain::{ClockSettings, CorrespondenceSettings, DAYS_PER_MOVE, TimeControl};
 pub use lag::{LagEstimate, LagQuota, MAX_LAG_SAMPLE_MS};
 pub use seats::{JoinRefusal, SeatChoice, SeatSlot, bot_name, taken_by_account};
 pub use views::LegalMoves;
@@ -42,7 +44,8 @@ use uuid::Uuid;
 
 use crate::domain::{RoomStatus, Visibility};
 use crate::protocol::{
-    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RematchInfo, ResultInfo,
+    ChatChannel, ClaimReason, Code, Command, Event, OfferInfo, RatingChange, RematchInfo,
+    ResultInfo,
 };
 use crate::rules::{AnyGame, GameKind, Outcome, RuleErrorCode, Rules, Seat};
 
@@ -156,8 +159,12 @@ pub struct RoomState {
     draw_offered_at: Vec<Option<usize>>,
     /// Per seat, the number of moves played when it left a game that went on without it.
     left_after: Vec<Option<usize>>,
+    /// The seats that left a game that went on without them, in the order they left.
+    pub leavers: Vec<Seat>,
     /// The outcome, once a `game_over` has been applied.
     pub result: Option<Outcome>,
+    /// A rated game's rating changes, once its `game_over` has been applied.
+    pub ratings: Option<Vec<RatingChange>>,
     /// When `game_started` was applied.
     pub started_at: Option<DateTime<Utc>>,
     /// When `game_over` was applied.
@@ -230,7 +237,9 @@ impl RoomState {
             next_offer_id: 1,
             draw_offered_at: vec![None; seats_len],
             left_after: vec![None; seats_len],
+            leavers: Vec::new(),
             result: None,
+            ratings: None,
             started_at: None,
             finished_at: None,
             creator: None,
@@ -386,9 +395,14 @@ impl RoomState {
                     self.position_version = v;
                 }
             }
-            Event::GameOver { result, clock } => {
+            Event::GameOver {
+                result,
+                clock,
+                ratings,
+            } => {
                 self.apply_clock(clock.as_ref());
                 self.result = Some(Outcome::from(*result));
+                self.ratings.clone_from(ratings);
                 if let Some(clocks) = &mut self.clock {
                     clocks.running = None;
                 }
@@ -426,5 +440,6 @@ fn game_over(outcome: Outcome) -> Event {
     Event::GameOver {
         result: ResultInfo::from(outcome),
         clock: None,
+        ratings: None,
     }
 }

@@ -90,6 +90,7 @@ impl RoomState {
             extra: self.game.extra(),
             offers: self.offers.clone(),
             result: self.result.map(ResultInfo::from),
+            ratings: self.ratings.clone(),
             spectator_chat: self.spectator_chat,
             rematch: self.rematch.clone(),
             chat: Vec::new(),

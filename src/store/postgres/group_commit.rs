@@ -128,6 +128,7 @@ fn fits_batch(c: &Commit) -> bool {
     !c.events.is_empty()
         && c.seats.is_empty()
         && c.game.is_none()
+        && c.ratings.is_none()
         && c.new_room.is_none()
         && c.taken_back_to.is_none()
         && c.flag_at.is_none()

@@ -155,6 +155,7 @@ fn query(s: Statement<'_>) -> Query<'static, Postgres, PgArguments> {
             Param::StringList(v) => q.bind(Json(v)),
             Param::Time(v) => q.bind(v),
             Param::Bool(v) => q.bind(v),
+            Param::Float(v) => q.bind(v),
         })
 }
 

@@ -11,7 +11,7 @@
 //       // the computer at that level (every other seat a bot); `startPosition` (a FEN or
 //       // position text) is typed into the form's "Advanced" part; `spectatorChat: false`
 //       // unticks "spectators may chat"; `clock` picks a #clock option ('180+2', or 'custom'
-//       // with `clockMinutes` and `clockIncrement`).
+//       // with `clockMinutes` and `clockIncrement`); `rated: true` ticks "Rated" (logged in).
 //   await setLanguage(page, 'ko');                     // the #lang switch, then <html lang=ko>
 //
 // Room page:
@@ -64,7 +64,7 @@ export async function createRoom(page, server, options = {}) {
   await page.goto(`${server.url}/`);
   const {
     game = 'ouk-chatrang', seat, visibility, players, layout, name, local, computer, startPosition,
-    spectatorChat, clock, clockMinutes, clockIncrement,
+    spectatorChat, clock, clockMinutes, clockIncrement, rated,
   } = options;
   await setField(page, '#game', game);
   if (seat !== undefined) await setField(page, '#seat', seat);
@@ -73,6 +73,11 @@ export async function createRoom(page, server, options = {}) {
   if (layout !== undefined) await setField(page, '#layout', layout);
   if (name !== undefined) await setField(page, '#name', name);
   if (spectatorChat !== undefined) await setField(page, '#spectator-chat-option', spectatorChat);
+  if (rated) {
+    // Offered once the page knows it is logged in.
+    await page.waitForSelector('#rated-field:not([hidden])');
+    await setField(page, '#rated-option', true);
+  }
   if (local) await setField(page, '#local', true);
   if (computer !== undefined) {
     await setField(page, '#computer', true);

@@ -76,6 +76,8 @@
  * @property {import('../protocol.js').Material | null} material  per seat, now
  * @property {number | null} check  the seat in check now, or null
  * @property {import('../protocol.js').RematchInfo | null} rematch
+ * @property {boolean} rated  the room is rated (its snapshot says)
+ * @property {import('../protocol.js').RatingChange[] | null} ratings  a rated game's changes, once it is over
  * @property {ClockState | null} clock
  * @property {number} clockOffset  the smallest `wall - Date.parse(at)` seen (ms)
  * @property {ChatMessage[]} chat
@@ -138,6 +140,8 @@ export function createRoomState({ held = [], creator = null, id = null, game = n
     material: null,
     check: null,
     rematch: null,
+    rated: false,
+    ratings: null,
     // A timed room's clocks (null when untimed): {initialS, incrementS, remaining: [ms per seat],
     // running: seat | null, since: the monotonic ms from which `running` counts down}.
     clock: null,
@@ -264,6 +268,8 @@ function applySnapshot(state, version, d, now) {
     result: d.result ?? null,
     spectatorChat: d.spectator_chat !== false,
     rematch: d.rematch ?? null,
+    rated: d.rated === true,
+    ratings: d.ratings ?? null,
     material: d.material ?? null,
     check: d.check ?? null,
   });
@@ -397,7 +403,7 @@ function applyEvent(state, type, d, now) {
       break;
     }
     case 'game_over':
-      Object.assign(state, { status: 'finished', result: d.result, toMove: null, offers: [] });
+      Object.assign(state, { status: 'finished', result: d.result, toMove: null, offers: [], ratings: d.ratings ?? null });
       // The final times; a room that ended before its game started has none.
       if (d.clock) setClock(state, d.clock, now);
       else if (state.clock) state.clock.running = null;

@@ -7,6 +7,7 @@ import { homeUrl } from '../../api.js';
 import { $ } from '../../dom.js';
 import { inCheck } from './board.js';
 import { takebackOfferText } from './takeback.js';
+import { changeItems } from '../../ratings.js';
 
 /** @typedef {import('../ctrl.js').RoomCtrl} RoomCtrl */
 
@@ -56,6 +57,10 @@ export function renderStatus(ctrl) {
   const result = $('#result');
   result.hidden = !state.result;
   result.textContent = state.result ? resultText(ctrl, state.result) : '';
+  $('#rated-note').hidden = !state.rated;
+  const ratings = $('#ratings');
+  ratings.hidden = !state.ratings;
+  ratings.replaceChildren(...changeItems(state.ratings ?? [], (seat) => ctrl.seatName(seat)));
 
   $('#message').textContent = ctrl.messageText(state.message);
   // A key to the letters of the move list, for a game whose display is in letters.
