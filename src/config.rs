@@ -18,6 +18,9 @@ pub enum LogFormat {
 /// Milliseconds between the server's heartbeat probes by default (see [`Config::heartbeat_ms`]).
 pub const DEFAULT_HEARTBEAT_MS: u64 = 2_000;
 
+/// Seconds a quick-pairing request is held by default (see [`Config::pairing_hold_s`]).
+pub const DEFAULT_PAIRING_HOLD_S: u64 = 60;
+
 /// Milliseconds of silence after which the server closes a connection by default (see
 /// [`Config::silence_limit_ms`]): four heartbeats.
 pub const DEFAULT_SILENCE_LIMIT_MS: u64 = 8_000;
@@ -92,6 +95,17 @@ pub struct Config {
     /// Several nodes on one PostgreSQL database (see `docs/deploy/cluster.md`).
     #[command(flatten)]
     pub cluster: ClusterConfig,
+
+    /// The quick-pairing pools, comma-separated, each `GAME[:PLAYERS]@CLOCK` with the clock as
+    /// `MIN+INC` (minutes, increment seconds) or `Nd` (days a move): e.g. `khan@3+2,
+    /// khan-tsin:3@5+3,ouk-chatrang@1d`. Each has a casual and a rated side.
+    #[arg(long, env = "KHANATE_PAIRING_POOLS", default_value = crate::pairing::DEFAULT_POOLS,
+          value_parser = crate::pairing::Pools::parse)]
+    pub pairing_pools: crate::pairing::Pools,
+
+    /// Seconds a quick-pairing request is held waiting for opponents before it is answered 204.
+    #[arg(long, env = "KHANATE_PAIRING_HOLD_S", default_value_t = DEFAULT_PAIRING_HOLD_S)]
+    pub pairing_hold_s: u64,
 
     /// Log line format.
     #[arg(long, env = "KHANATE_LOG_FORMAT", value_enum, default_value = "text")]
@@ -352,6 +366,16 @@ pub struct Limits {
     /// others wait. Default: the number of cores.
     #[arg(long, env = "KHANATE_PASSWORD_HASHES", default_value_t = Limits::default().password_hashes)]
     pub password_hashes: usize,
+
+    /// Quick-pairing requests one client address may make per minute, and one account (a burst
+    /// of as many). Beyond: 429 `rate_limited` with `retry_after`.
+    #[arg(long, env = "KHANATE_PAIRINGS_PER_MINUTE", default_value_t = Limits::default().pairings_per_minute)]
+    pub pairings_per_minute: u32,
+
+    /// Challenges one client address may make per minute, and one account (a burst of as
+    /// many). Beyond: 429 `rate_limited` with `retry_after`.
+    #[arg(long, env = "KHANATE_CHALLENGES_PER_MINUTE", default_value_t = Limits::default().challenges_per_minute)]
+    pub challenges_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -376,6 +400,8 @@ impl Default for Limits {
             logins_per_minute: 20,
             login_failures_per_account: 10,
             password_hashes: std::thread::available_parallelism().map_or(1, |cores| cores.get()),
+            pairings_per_minute: 30,
+            challenges_per_minute: 10,
         }
     }
 }
@@ -446,9 +472,13 @@ impl Config {
                 lookups_per_minute: 100_000,
                 failed_lookups_per_minute: 10_000,
                 logins_per_minute: 10_000,
+                pairings_per_minute: 10_000,
+                challenges_per_minute: 10_000,
                 ..Limits::default()
             },
             cluster: ClusterConfig::default(),
+            pairing_pools: crate::pairing::Pools::default(),
+            pairing_hold_s: DEFAULT_PAIRING_HOLD_S,
             log_format: LogFormat::Text,
             clock: crate::clock::Clock::system(),
         }
@@ -472,6 +502,11 @@ impl Config {
     /// [`Config::heartbeat_ms`] as a duration (at least 100 ms).
     pub fn heartbeat(&self) -> Duration {
         Duration::from_millis(self.heartbeat_ms.max(100))
+    }
+
+    /// [`Config::pairing_hold_s`] as a duration (at least a second).
+    pub fn pairing_hold(&self) -> Duration {
+        Duration::from_secs(self.pairing_hold_s.max(1))
     }
 
     /// [`Config::silence_limit_ms`] as a duration.
@@ -522,7 +557,7 @@ impl fmt::Display for Config {
             f,
             "bind={} database_url={} public_url={} path_prefix={:?} trusted_proxies=[{}] allowed_origins=[{}] \
              allowed_hosts=[{}] heartbeat_ms={} silence_limit_ms={} limits={:?} advertise_url={} cluster_secret={} lease_ttl_ms={} \
-             lease_renew_ms={} log_format={:?}",
+             lease_renew_ms={} pairing_pools={} pairing_hold_s={} log_format={:?}",
             self.bind,
             mask_url(&self.database_url),
             self.public_url.as_deref().unwrap_or("(from the request)"),
@@ -537,6 +572,8 @@ impl fmt::Display for Config {
             masked(self.cluster.cluster_secret.as_deref()),
             self.cluster.lease_ttl_ms,
             self.cluster.lease_renew_ms,
+            self.pairing_pools,
+            self.pairing_hold_s,
             self.log_format
         )
     }

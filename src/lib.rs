@@ -20,6 +20,10 @@
 //!   other node is released to that node through PostgreSQL, so at steady state behind a proxy
 //!   that hashes by room almost nothing is relayed;
 //! - [`store`]: PostgreSQL or SQLite persistence;
+//! - [`site`]: the events of a logged-in user's pages outside rooms (challenges, games begun,
+//!   "your turn"), across nodes by `NOTIFY`;
+//! - [`pairing`]: quick pairing: pools, the matching policy, and the queues (PostgreSQL's,
+//!   shared by every node, or in the process on SQLite);
 //! - [`api`]: HTTP routes and the WebSocket endpoint;
 //! - [`accept`]: the accept loop, its connection caps and HTTP timeouts;
 //! - [`server`]: start and stop a whole server from a [`config::Config`];
@@ -38,11 +42,13 @@ pub mod cluster;
 pub mod config;
 pub mod domain;
 pub mod json;
+pub mod pairing;
 pub mod protocol;
 pub mod ratings;
 pub mod room;
 pub mod rules;
 pub mod server;
+pub mod site;
 pub mod store;
 pub mod telemetry;
 pub mod text;

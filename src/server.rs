@@ -19,8 +19,10 @@ use crate::accounts::Accounts;
 use crate::api::{AppState, Limiters, router};
 use crate::cluster::{JoinError, Node};
 use crate::config::Config;
+use crate::pairing::Pairing;
 use crate::room::RoomSettings;
 use crate::room::registry::Registry;
+use crate::site::Site;
 use crate::store::{Store, StoreError};
 use crate::telemetry;
 
@@ -102,10 +104,12 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         None => None,
     };
     let store = Store::connect(&config.database_url).await?;
+    let site = Site::over(&store);
     let mut registry = Registry::new(
         store.clone(),
         RoomSettings {
             clock: config.clock.clone(),
+            site: site.clone(),
             ..RoomSettings::from_limits(&config.limits)
         },
     );
@@ -123,6 +127,19 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
     let restored = registry.restore_unfinished().await?;
     info!(restored, backend = store.backend_name(), "rooms restored");
     let (shutdown, shutdown_rx) = watch::channel(false);
+    let pairing = Pairing::start(
+        config.pairing_pools.clone(),
+        config.pairing_hold(),
+        registry.clone(),
+        site.clone(),
+        config.clock.clone(),
+        shutdown_rx.clone(),
+    )
+    .await?;
+    let retry = cluster
+        .as_ref()
+        .map_or(Duration::from_secs(1), |mode| mode.lease_renew);
+    tokio::spawn(crate::site::listen(site.clone(), pairing.waker(), retry));
     tokio::spawn(crate::room::sweep::run(
         registry.clone(),
         config.clock.clone(),
@@ -151,6 +168,8 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         store: store.clone(),
         limiters: Limiters::new(&config.limits),
         accounts: Arc::new(Accounts::new(store.clone(), &config)),
+        site,
+        pairing,
         metrics: telemetry::install(),
         config: Arc::new(config),
         shutdown: shutdown_rx.clone(),

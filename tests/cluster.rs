@@ -710,7 +710,7 @@ async fn a_node_that_does_not_own_a_room_relays_its_clients_to_the_owner() {
     }
 }
 
-/// The backend pids of every node's `LISTEN` connection.
+/// The backend pids of every node's `LISTEN` connections.
 async fn listeners(url: &str) -> Vec<i32> {
     let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
     sqlx::query_scalar(
@@ -732,8 +732,9 @@ async fn a_relayed_client_is_told_at_once_when_its_room_moves_even_after_the_lis
         .await
         .expect("relayed to the owner");
     // Both nodes' listeners lose their connections; they reconnect and listen again.
+    // Two per node: the rooms' and the site channel's (users' events, pairing wake-ups).
     let cut = listeners(&db.url).await;
-    assert_eq!(cut.len(), 2, "one LISTEN connection per node");
+    assert_eq!(cut.len(), 4, "two LISTEN connections per node");
     let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
     for pid in &cut {
         sqlx::query("SELECT pg_terminate_backend($1)")
@@ -748,7 +749,7 @@ async fn a_relayed_client_is_told_at_once_when_its_room_moves_even_after_the_lis
         .iter()
         .filter(|p| !cut.contains(p))
         .count()
-        < 2
+        < 4
     {
         assert!(Instant::now() < deadline, "the listeners never came back");
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -66,8 +66,9 @@ async fn with_the_shipped_proxy_almost_no_socket_is_relayed_at_steady_state() {
     for table in &mut tables {
         table.play(2).await;
     }
-    // The hand-offs: a second of every person through one node, then a reconnect.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The hand-offs: 5 s after the room began here (handoff::STAY) and a second of every person
+    // through one node, then a reconnect.
+    tokio::time::sleep(Duration::from_secs(6)).await;
     for table in &mut tables {
         table.play(2).await;
     }
@@ -108,7 +109,7 @@ async fn a_room_moves_only_when_every_person_comes_through_one_other_node() {
     for table in &mut tables {
         table.play(2).await;
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
     for table in &mut tables {
         table.play(4).await;
     }
@@ -136,6 +137,7 @@ async fn killing_an_owner_during_its_hand_offs_loses_nothing() {
     let mut cluster = Cluster::start(3, SHORT_LEASE).await;
     let mut tables = Vec::new();
     let mut spectators = Vec::new();
+    let first_created = Instant::now();
     for r in 0..9 {
         // Created on node r % 3, so each node owns three rooms to hand off.
         let creator = cluster.nodes[r % 3].addr;
@@ -153,8 +155,9 @@ async fn killing_an_owner_during_its_hand_offs_loses_nothing() {
     let following = follow_all(spectators, &stop);
     let killed_at: Arc<OnceLock<Instant>> = Arc::new(OnceLock::new());
     let running = run_until_acks_after(tables, &killed_at, 4);
-    // Inside the hand-offs' second: some released, some being claimed, some still planned.
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    // Among the hand-offs, due 5 s after each room began (handoff::STAY): some released, some
+    // being claimed, some still planned.
+    tokio::time::sleep_until((first_created + Duration::from_millis(5300)).into()).await;
     cluster.nodes[victim].kill();
     let kill = Instant::now();
     killed_at.set(kill).unwrap();

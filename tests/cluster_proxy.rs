@@ -284,10 +284,12 @@ async fn a_lost_listen_connection_loses_no_event() {
         table.spectator(&[proxy(&cluster)]).await,
     ];
     table.play(3).await;
+    // Two per node: the rooms' (owners' notices) and the site channel's (users' events and
+    // the pairing queue's wake-ups).
     assert_eq!(
         terminate_listeners(&cluster.db.url).await,
-        3,
-        "one LISTEN per node"
+        6,
+        "two LISTEN connections per node"
     );
 
     let (stop, _) = watch::channel(false);

@@ -56,8 +56,9 @@ const READ_TIMEOUT_S: u64 = 3;
 /// `docs/deploy/nginx.conf` made runnable by a test, line by line, with exactly these changes:
 ///
 /// - plain HTTP on `addr` and `redirect_addr` ([`support::nginx::plain_http`]);
-/// - `proxy_pass http://127.0.0.1:8080;` → `proxy_pass http://<upstream>;` followed by
-///   `proxy_bind 127.0.0.3;` (nginx connects to Khanate from the proxy's own address);
+/// - each `proxy_pass http://127.0.0.1:8080;` (`location /` and quick pairing's) →
+///   `proxy_pass http://<upstream>;` followed by `proxy_bind 127.0.0.3;` (nginx connects to
+///   Khanate from the proxy's own address);
 /// - `proxy_read_timeout 8s;` → `proxy_read_timeout 3s;` (to see it pass within a test).
 ///
 /// Every other line is kept as shipped (see [`support::nginx::derive`]).
@@ -69,13 +70,17 @@ fn derive_config(
 ) -> String {
     let mut changes = support::nginx::plain_http(addr, redirect_addr);
     changes.extend([
-        Change::once(
-            "proxy_pass http://127.0.0.1:8080;",
-            &[
+        // `location /` and its nested `location = /api/pairing`.
+        Change {
+            line: "proxy_pass http://127.0.0.1:8080;".to_owned(),
+            prefix: false,
+            to: vec![
                 format!("proxy_pass http://{upstream};"),
                 format!("proxy_bind {PROXY_IP};"),
             ],
-        ),
+            at_least: 2,
+            at_most: 2,
+        },
         Change::once(
             "proxy_read_timeout 8s;",
             &[format!("proxy_read_timeout {READ_TIMEOUT_S}s;")],

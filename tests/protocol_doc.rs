@@ -356,3 +356,91 @@ async fn the_player_examples_are_what_the_server_answers() {
     assert_eq!(answer.body["speeds"]["blitz"][0]["name"], "Dara");
     assert_eq!(answer.body["speeds"]["blitz"][1]["name"], "Sok");
 }
+
+/// The `json site` examples (site channel frames) of the section headed `### {title}`.
+fn site_examples(markdown: &str, title: &str) -> Vec<Value> {
+    let start = markdown
+        .find(&format!("### {title}\n"))
+        .unwrap_or_else(|| panic!("a section {title}"));
+    let rest = &markdown[start + title.len() + 5..];
+    let end = rest.find("\n### ").unwrap_or(rest.len());
+    blocks(&rest[..end])
+        .into_iter()
+        .filter(|(info, _)| info == "json site")
+        .map(|(_, body)| serde_json::from_str(&body).unwrap_or_else(|e| panic!("{body}: {e}")))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_pairing_challenge_and_site_examples_are_what_the_server_takes_and_answers() {
+    use support::account::{Auth, get_as, hello_as, post_as, register};
+    use support::pairing::site;
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
+    let text = std::fs::read_to_string(path).expect("docs/protocol.md");
+    let [
+        pools,
+        pair_request,
+        paired,
+        challenge_request,
+        challenge,
+        listed,
+    ] = <[Value; 6]>::try_from(section_examples(&text, "Quick pairing and challenges"))
+        .expect("the six examples of the Quick pairing and challenges section");
+    let [welcome, told, gone, start, turn] =
+        <[Value; 5]>::try_from(site_examples(&text, "Site channel `GET /ws/site`"))
+            .expect("the five frames of the Site channel section");
+    let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
+    let addr = server.addr;
+    let dara = register(addr, "Dara").await;
+    let sok = register(addr, "Sok").await;
+
+    let answer = get_as(addr, "/api/pairing/pools", Auth::None).await;
+    assert_eq!(shape(&answer.body), shape(&pools), "{}", answer.body);
+    let (a, b) = tokio::join!(
+        post_as(addr, "/api/pairing", Auth::Cookie(&dara), &pair_request),
+        post_as(addr, "/api/pairing", Auth::Cookie(&sok), &pair_request)
+    );
+    for answer in [&a, &b] {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert_eq!(shape(&answer.body), shape(&paired), "{}", answer.body);
+    }
+
+    let (mut dara_page, first) = site(addr, &dara).await;
+    assert_eq!(shape(&first), shape(&welcome), "{first}");
+    let (mut sok_page, _) = site(addr, &sok).await;
+    let made = post_as(
+        addr,
+        "/api/challenges",
+        Auth::Cookie(&dara),
+        &challenge_request,
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    assert_eq!(shape(&made.body), shape(&challenge), "{}", made.body);
+    let answer = get_as(addr, "/api/challenges", Auth::Cookie(&dara)).await;
+    assert_eq!(shape(&answer.body), shape(&listed), "{}", answer.body);
+    let frame = sok_page.next_of("challenge").await;
+    assert_eq!(shape(&frame), shape(&told), "{frame}");
+
+    let path = format!(
+        "/api/challenges/{}/accept",
+        made.body["id"].as_str().unwrap()
+    );
+    let accepted = post_as(addr, &path, Auth::Cookie(&sok), &json!({})).await;
+    assert_eq!(accepted.status, 200, "{}", accepted.body);
+    assert_eq!(shape(&accepted.body), shape(&paired), "{}", accepted.body);
+    let frame = dara_page.next_of("challenge_gone").await;
+    assert_eq!(shape(&frame), shape(&gone), "{frame}");
+    let frame = dara_page.next_of("game_start").await;
+    assert_eq!(shape(&frame), shape(&start), "{frame}");
+    assert_eq!(frame["d"]["via"], start["d"]["via"]);
+
+    let code = accepted.body["invite_code"].clone();
+    let (mut white, hello) = hello_as(addr, Some(&dara), json!({"room": code})).await;
+    let v = hello["d"]["version"].as_i64().unwrap();
+    white.send_move("w1", "e3e4", v).await;
+    assert_eq!(white.answer("w1").await["t"], "ack");
+    let frame = sok_page.next_of("your_turn").await;
+    assert_eq!(shape(&frame), shape(&turn), "{frame}");
+}

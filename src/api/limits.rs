@@ -99,8 +99,49 @@ pub enum Sender {
     Spectator(IpAddr),
 }
 
+/// A budget of some request a minute, counted both per client address and per account, so that
+/// neither many accounts behind one address nor one account from many addresses gets more
+/// (a burst of a minute's worth).
+pub struct PerAddressAndAccount {
+    addresses: DefaultKeyedRateLimiter<IpAddr>,
+    accounts: DefaultKeyedRateLimiter<Uuid>,
+}
+
+impl PerAddressAndAccount {
+    fn new(per_minute: u32) -> Self {
+        let quota = Quota::per_minute(at_least_one(per_minute));
+        PerAddressAndAccount {
+            addresses: RateLimiter::keyed(quota),
+            accounts: RateLimiter::keyed(quota),
+        }
+    }
+
+    /// Counts one request of `ip`, and of `user` if logged in; `Err(retry_after)` when either is
+    /// over its budget (a request the address's budget refuses is not counted for the account).
+    pub fn allow(&self, ip: IpAddr, user: Option<Uuid>) -> Result<(), Duration> {
+        if self.addresses.len() > TRACKED_ADDRESSES {
+            self.addresses.retain_recent();
+        }
+        if self.accounts.len() > TRACKED_ADDRESSES {
+            self.accounts.retain_recent();
+        }
+        let wait = |not_until: governor::NotUntil<_>| {
+            not_until.wait_time_from(DefaultClock::default().now())
+        };
+        self.addresses.check_key(&ip).map_err(wait)?;
+        match user {
+            Some(user) => self.accounts.check_key(&user).map_err(wait),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The server-wide limiters.
 pub struct Limiters {
+    /// Quick-pairing requests (`--pairings-per-minute`).
+    pub pairings: PerAddressAndAccount,
+    /// Challenges made (`--challenges-per-minute`).
+    pub challenges: PerAddressAndAccount,
     rooms: DefaultKeyedRateLimiter<IpAddr>,
     lookups: DefaultKeyedRateLimiter<IpAddr>,
     misses: DefaultKeyedRateLimiter<IpAddr>,
@@ -116,6 +157,8 @@ impl Limiters {
     pub fn new(limits: &Limits) -> Arc<Self> {
         let per_second = at_least_one(limits.commands_per_second);
         Arc::new(Limiters {
+            pairings: PerAddressAndAccount::new(limits.pairings_per_minute),
+            challenges: PerAddressAndAccount::new(limits.challenges_per_minute),
             rooms: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.rooms_per_minute))),
             lookups: RateLimiter::keyed(Quota::per_minute(at_least_one(limits.lookups_per_minute))),
             misses: RateLimiter::keyed(Quota::per_minute(at_least_one(
@@ -262,6 +305,28 @@ mod tests {
             limiters.allow_chat(Sender::Seat(Uuid::nil(), 1)),
             "another seat"
         );
+    }
+
+    #[test]
+    fn pairings_are_counted_per_address_and_per_account() {
+        let limiters = Limiters::new(&Limits {
+            pairings_per_minute: 2,
+            ..Limits::default()
+        });
+        let (a, b): (IpAddr, IpAddr) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+        let (dara, sok) = (Some(Uuid::from_u128(1)), Some(Uuid::from_u128(2)));
+        assert!(limiters.pairings.allow(a, dara).is_ok());
+        assert!(limiters.pairings.allow(b, dara).is_ok());
+        assert!(
+            limiters.pairings.allow(b, dara).is_err(),
+            "dara's third, from two addresses"
+        );
+        assert!(limiters.pairings.allow(a, sok).is_ok());
+        assert!(
+            limiters.pairings.allow(a, None).is_err(),
+            "a's third, by two players"
+        );
+        assert!(limiters.challenges.allow(a, dara).is_ok(), "another budget");
     }
 
     #[test]

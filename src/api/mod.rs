@@ -5,6 +5,7 @@
 
 mod account;
 mod auth;
+mod challenges;
 mod error;
 mod extract;
 mod games;
@@ -13,6 +14,7 @@ mod limits;
 mod lookup;
 mod my_games;
 mod names;
+mod pairing;
 mod pgn;
 mod profile_exports;
 mod profiles;
@@ -21,6 +23,7 @@ mod ratings;
 mod record;
 mod rest;
 mod seat_accounts;
+mod site;
 mod web;
 mod ws;
 
@@ -71,6 +74,10 @@ pub struct AppState {
     pub limiters: Arc<Limiters>,
     /// Users, sessions and API tokens.
     pub accounts: Arc<Accounts>,
+    /// The pages of logged-in users on this node, and how their events reach them.
+    pub site: crate::site::Site,
+    /// Quick pairing: the pools and their queue.
+    pub pairing: Arc<crate::pairing::Pairing>,
     /// Renders the Prometheus metrics (`None` when another recorder owns the process's metrics).
     pub metrics: Option<PrometheusHandle>,
     /// Whether this state serves the internal listener (`--internal-bind`), the only one where
@@ -131,31 +138,68 @@ async fn check_peer(
 }
 
 /// The whole HTTP surface, under the configured path prefix; a request that takes over
-/// `--request-timeout-s` (its body included) is answered 408 `timeout`.
+/// `--request-timeout-s` (its body included) is answered 408 `timeout`, but for a quick-pairing
+/// request, which is held for up to `--pairing-hold-s` more.
 pub fn router(state: AppState) -> Router {
-    let timeout = state.config.limits.request_timeout();
-    routes(state.clone())
-        .layer(axum::middleware::from_fn_with_state(state, check_peer))
-        .layer(
-            ServiceBuilder::new()
-                .layer(HandleErrorLayer::new(move |_: BoxError| async move {
-                    ApiError::new(
-                        StatusCode::REQUEST_TIMEOUT,
-                        "timeout",
-                        format!("the request took over {} s", timeout.as_secs()),
-                    )
-                }))
-                .timeout(timeout),
-        )
+    routes(state.clone()).layer(axum::middleware::from_fn_with_state(state, check_peer))
+}
+
+/// `router`'s routes answered 408 `timeout` past `timeout`.
+fn time_limited(router: Router<AppState>, timeout: std::time::Duration) -> Router<AppState> {
+    router.layer(
+        ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(move |_: BoxError| async move {
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "timeout",
+                    format!("the request took over {} s", timeout.as_secs()),
+                )
+            }))
+            .timeout(timeout),
+    )
 }
 
 /// Every route, under the configured path prefix.
 fn routes(state: AppState) -> Router {
     let prefix = state.config.path_prefix.trim_end_matches('/').to_owned();
+    let timeout = state.config.limits.request_timeout();
+    let held = Router::new().route("/api/pairing", post(pairing::join));
     let routes = Router::new()
+        .merge(time_limited(answered_routes(), timeout))
+        .merge(time_limited(held, state.pairing.hold() + timeout))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state.clone());
+    if prefix.is_empty() {
+        routes
+    } else {
+        // A nested "/" answers only the bare prefix; the pages' base is the prefix with a slash.
+        let home = time_limited(
+            Router::new().route(&format!("{prefix}/"), get(web::home)),
+            timeout,
+        );
+        home.with_state(state)
+            .nest(&prefix, routes)
+            .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
+    }
+}
+
+/// Every route but the held ones.
+fn answered_routes() -> Router<AppState> {
+    Router::new()
         .route("/api/rooms", post(rest::create_room).get(rest::lobby))
         .route("/api/rooms/{reference}", get(rest::room_summary))
         .route("/api/rooms/{reference}/join", post(rest::join_room))
+        .route("/api/pairing/pools", get(pairing::pools))
+        .route(
+            "/api/challenges",
+            post(challenges::create).get(challenges::list),
+        )
+        .route("/api/challenges/{id}/accept", post(challenges::accept))
+        .route("/api/challenges/{id}/decline", post(challenges::decline))
+        .route("/api/challenges/{id}/cancel", post(challenges::cancel))
         .route(
             "/api/rooms/{room_id}/accounts",
             put(seat_accounts::accounts_changed),
@@ -201,6 +245,7 @@ fn routes(state: AppState) -> Router {
         )
         .route("/api/account/tokens/{id}", delete(account::revoke_token))
         .route("/ws", get(ws::upgrade))
+        .route("/ws/site", get(site::upgrade))
         .route("/", get(web::home))
         .route("/r/{invite_code}", get(web::room))
         .route("/login", get(web::login))
@@ -214,21 +259,12 @@ fn routes(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(state.clone());
-    if prefix.is_empty() {
-        routes
-    } else {
-        // A nested "/" answers only the bare prefix; the pages' base is the prefix with a slash.
-        Router::new()
-            .route(&format!("{prefix}/"), get(web::home))
-            .with_state(state)
-            .nest(&prefix, routes)
-            .fallback(not_found)
-            .method_not_allowed_fallback(method_not_allowed)
-    }
+}
+
+/// Resolves once the server begins shutting down.
+async fn stopping(mut shutdown: watch::Receiver<bool>) {
+    // An error: the sender is gone, which is a shutdown too.
+    let _ = shutdown.wait_for(|stopping| *stopping).await;
 }
 
 /// `GET /healthz`: the process is up.

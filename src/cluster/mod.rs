@@ -34,7 +34,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::config::ClusterMode;
-use crate::store::postgres::{HandOff, Owner, PgStore};
+use crate::store::postgres::{Claim, HandOff, Owner, PgStore};
 use crate::store::{Store, StoreError};
 use crate::telemetry;
 
@@ -351,17 +351,27 @@ impl Node {
         room: &crate::store::RoomRow,
         commit: &crate::store::Commit,
     ) -> Result<Ownership, StoreError> {
-        let lease = *self.lease.borrow();
-        let fenced = StoreError::OwnedElsewhere { room_id: room.id };
-        if !lease.serving {
-            return Err(fenced);
-        }
+        let fenced = || StoreError::OwnedElsewhere { room_id: room.id };
+        let lease = self.serving_lease().ok_or_else(fenced)?;
         let claim = self
             .store
             .create_owned_room(self.id, room, commit)
             .await?
-            .ok_or(fenced)?;
+            .ok_or_else(fenced)?;
         Ok(self.ownership(claim.epoch, lease.generation))
+    }
+
+    /// The lease as it stands before this node creates rooms in a transaction of its own
+    /// (a pairing, an accepted challenge), claiming them there: `None` while it is fenced.
+    pub fn serving_lease(&self) -> Option<Lease> {
+        let lease = *self.lease.borrow();
+        lease.serving.then_some(lease)
+    }
+
+    /// The ownership of a room this node created and claimed (`claim`) under `lease` (read by
+    /// [`Node::serving_lease`] before the transaction), which its task must carry.
+    pub fn owned(&self, lease: Lease, claim: Claim) -> Ownership {
+        self.ownership(claim.epoch, lease.generation)
     }
 
     /// Gives up every room of this node at once, so another node claims them without waiting

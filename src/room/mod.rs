@@ -67,6 +67,8 @@ pub struct RoomSettings {
     pub clock: Clock,
     /// Where bots search for their moves.
     pub bots: bot::BotPool,
+    /// Where a seat's account is told it is its turn (the site channel).
+    pub site: crate::site::Site,
 }
 
 impl RoomSettings {
@@ -80,6 +82,7 @@ impl RoomSettings {
             abandoned_waiting_room: limits.abandoned_waiting_room(),
             clock: Clock::system(),
             bots: bot::BotPool::new(limits.bot_threads),
+            site: crate::site::Site::local(),
         }
     }
 }

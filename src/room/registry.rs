@@ -27,7 +27,9 @@ use crate::cluster::finished::{Standing, Unclaimed};
 use crate::cluster::{Node, Ownership};
 use crate::protocol::Event;
 use crate::rules::{AnyGame, GameKind, GameOptions, RuleError, Rules, Seat};
-use crate::store::{ChatAnswer, RoomRef, SeatAccount, Store, StoreError, StoredRoom, Visibility};
+use crate::store::{
+    ChatAnswer, Commit, RoomRef, RoomRow, SeatAccount, Store, StoreError, StoredRoom, Visibility,
+};
 use rand::seq::IteratorRandom;
 
 /// What a person asks for when creating a room.
@@ -49,6 +51,111 @@ pub struct NewRoom {
     pub user: Option<Uuid>,
     /// Seats given to computer opponents, with their levels (`"bots"` of the create request).
     pub bots: Vec<(Seat, Level)>,
+}
+
+/// A player of a room made with every seat taken (see [`Registry::prepare_seated`]).
+#[derive(Clone, Debug)]
+pub struct SeatedPlayer {
+    /// The seat the player takes.
+    pub seat: Seat,
+    /// The player's display name (an account's: its username).
+    pub name: Option<String>,
+    /// The player's account, if any: the seat belongs to it.
+    pub user: Option<Uuid>,
+    /// SHA-256 of the seat token, made by whoever gives it to the player.
+    pub token_hash: [u8; 32],
+}
+
+/// A private room made with every seat taken at once: a pairing, an accepted challenge.
+#[derive(Clone, Debug)]
+pub struct SeatedRoom {
+    /// The game.
+    pub kind: GameKind,
+    /// Its set-up (the number of players).
+    pub setup: GameOptions,
+    /// The options kept with the room (its `clock`).
+    pub options: Value,
+    /// Every seat's player, in the order they are seated.
+    pub players: Vec<SeatedPlayer>,
+}
+
+/// A room staged with its first seats, not yet stored: its row and first commit, for the
+/// store, and the state its task starts from.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The room's row.
+    pub room: RoomRow,
+    /// Its seats and first events.
+    pub commit: Commit,
+    next: RoomState,
+    events: Vec<Event>,
+}
+
+impl Prepared {
+    /// The room `state` with `seat` taken by `events` (a creator's join), its token hash and
+    /// account.
+    fn first_seat(
+        state: RoomState,
+        events: Vec<Event>,
+        seat: Seat,
+        token_hash: [u8; 32],
+        user_id: Option<Uuid>,
+    ) -> Result<Prepared, CreateError> {
+        let room = room_row(&state);
+        let mut next = state;
+        let created_at = next.created_at;
+        let author = Some(Author { seat, cid: None });
+        let new_seat = Some(NewSeat {
+            seat,
+            token_hash,
+            user_id,
+        });
+        let commit = stage(&mut next, &events, author, new_seat, created_at)
+            .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
+        Ok(Prepared {
+            room,
+            commit,
+            next,
+            events,
+        })
+    }
+
+    /// One more seat taken by `events` (a join, a bot's), in the same first commit; the last
+    /// seat starts the game, and a timed game's first clock with it.
+    fn seat(
+        &mut self,
+        seat: Seat,
+        mut events: Vec<Event>,
+        token_hash: [u8; 32],
+        user_id: Option<Uuid>,
+    ) -> Result<(), CreateError> {
+        let created_at = self.next.created_at;
+        self.next.stamp_clocks(&mut events, 0, 0, created_at);
+        let author = Some(Author { seat, cid: None });
+        let new_seat = Some(NewSeat {
+            seat,
+            token_hash,
+            user_id,
+        });
+        let more = stage(&mut self.next, &events, author, new_seat, created_at)
+            .map_err(|e| CreateError::Store(StoreError::Corrupt(e)))?;
+        self.commit.status = more.status;
+        self.commit.flag_at = more.flag_at;
+        self.commit.events.extend(more.events);
+        self.commit.seats.extend(more.seats);
+        self.events.extend(events);
+        Ok(())
+    }
+
+    /// The room's id.
+    pub fn room_id(&self) -> Uuid {
+        self.room.id
+    }
+
+    /// The colour name of `seat` in this room's game.
+    pub fn color(&self, seat: Seat) -> String {
+        self.next.game.color(seat).to_owned()
+    }
 }
 
 /// A created room and the creator's seat.
@@ -299,76 +406,139 @@ impl Registry {
                 taken_by_account(&mut events);
             }
             let (seat_token, token_hash) = new_seat_token();
-            let author = Some(Author { seat, cid: None });
-            let room = room_row(&state);
-            let mut next = state;
-            let created_at = next.created_at;
-            let new_seat = Some(NewSeat {
-                seat,
-                token_hash,
-                user_id: request.user,
-            });
-            let staging_failed = |e| CreateError::Store(StoreError::Corrupt(e));
-            let mut commit =
-                stage(&mut next, &events, author, new_seat, created_at).map_err(staging_failed)?;
+            let mut prepared = Prepared::first_seat(state, events, seat, token_hash, request.user)?;
             for &(bot, level) in &request.bots {
-                let mut bot_events = next
+                let bot_events = prepared
+                    .next
                     .decide_bot_join(bot, level)
                     .map_err(|refusal| CreateError::Bots(refusal.message))?;
-                // The last seat starts the game, and a timed game's first clock with it.
-                next.stamp_clocks(&mut bot_events, 0, 0, created_at);
-                let author = Some(Author {
-                    seat: bot,
-                    cid: None,
-                });
-                let new_seat = Some(NewSeat {
-                    user_id: None,
-                    seat: bot,
-                    token_hash: new_seat_token().1,
-                });
-                let more = stage(&mut next, &bot_events, author, new_seat, created_at)
-                    .map_err(staging_failed)?;
-                commit.status = more.status;
-                commit.events.extend(more.events);
-                commit.seats.extend(more.seats);
-                events.extend(bot_events);
+                prepared.seat(bot, bot_events, new_seat_token().1, None)?;
             }
-            let created = match &self.node {
-                Some(node) => node.create_room(&room, &commit).await.map(Some),
-                None => self.store.create_room(&room, &commit).await.map(|()| None),
-            };
-            let ownership = match created {
+            let ownership = match self.store_prepared(&prepared).await {
                 Ok(ownership) => ownership,
                 Err(e) if tries < INVITE_CODE_TRIES && e.is_unique_violation() => continue,
                 Err(e) => return Err(e.into()),
             };
-            let log = (1..)
-                .zip(events)
-                .map(|(v, event)| Logged::new(v, event))
-                .collect();
             let joined = Joined {
-                room_id: next.id,
+                room_id: prepared.next.id,
                 seat,
-                color: next.game.color(seat).to_owned(),
+                color: prepared.next.game.color(seat).to_owned(),
                 seat_token,
             };
-            let mut task = Authority::new(
-                next,
-                log,
-                Answers::default(),
-                self.store.clone(),
-                self.settings.clone(),
-            );
-            if let Some(ownership) = ownership {
-                task = task.with_ownership(ownership);
-            }
-            let handle = self.start_unless_running(task);
-            info!(room_id = %handle.id, game = %handle.kind, "room created");
+            let handle = self.start_prepared(prepared, ownership);
             return Ok(Created {
                 room: handle,
                 joined,
             });
         }
+    }
+
+    /// Stages a room whose every seat is taken at once (a pairing, an accepted challenge),
+    /// through the same steps as a creation and its joins, for the caller to store (with
+    /// whatever else its transaction writes) and then start with [`Registry::start_prepared`].
+    /// Each player's seat gets the token hash the caller gives: only whoever made the token
+    /// knows it. Errors: [`CreateError::Position`] for options the game refuses,
+    /// [`CreateError::Seat`] for a seat the game does not have or one given twice.
+    pub fn prepare_seated(&self, request: &SeatedRoom) -> Result<Prepared, CreateError> {
+        let game = AnyGame::new(request.kind, &request.setup).map_err(CreateError::Position)?;
+        let start_position = game.position();
+        let state = RoomState::new(
+            Uuid::new_v4(),
+            new_invite_code(),
+            Visibility::Private,
+            request.options.clone(),
+            game,
+            start_position,
+            self.settings.clock.now_utc(),
+        );
+        let mut players = request.players.iter();
+        let first = players
+            .next()
+            .ok_or(CreateError::Seat(JoinRefusal::RoomFull))?;
+        let (seat, mut events) = state
+            .decide_join_as(
+                &SeatChoice::Number(first.seat),
+                first.name.clone(),
+                None,
+                first.user,
+            )
+            .map_err(CreateError::Seat)?;
+        if first.user.is_some() {
+            taken_by_account(&mut events);
+        }
+        let mut prepared = Prepared::first_seat(state, events, seat, first.token_hash, first.user)?;
+        for player in players {
+            let (seat, mut events) = prepared
+                .next
+                .decide_join_as(
+                    &SeatChoice::Number(player.seat),
+                    player.name.clone(),
+                    None,
+                    player.user,
+                )
+                .map_err(CreateError::Seat)?;
+            if player.user.is_some() {
+                taken_by_account(&mut events);
+            }
+            prepared.seat(seat, events, player.token_hash, player.user)?;
+        }
+        Ok(prepared)
+    }
+
+    /// Stores a staged room (owned by this node in cluster mode): the ownership its task must
+    /// carry. Errors: those of [`Node::create_room`] and
+    /// [`Store::create_room`](crate::store::Store::create_room).
+    async fn store_prepared(&self, prepared: &Prepared) -> Result<Option<Ownership>, StoreError> {
+        match &self.node {
+            Some(node) => node
+                .create_room(&prepared.room, &prepared.commit)
+                .await
+                .map(Some),
+            None => self
+                .store
+                .create_room(&prepared.room, &prepared.commit)
+                .await
+                .map(|()| None),
+        }
+    }
+
+    /// Stores a room [`Registry::prepare_seated`] staged and starts its task. Errors: as
+    /// [`Registry::store_prepared`]'s.
+    pub async fn create_prepared(&self, prepared: Prepared) -> Result<RoomHandle, CreateError> {
+        let ownership = self.store_prepared(&prepared).await?;
+        Ok(self.start_prepared(prepared, ownership))
+    }
+
+    /// Starts the task of a room [`Registry::prepare_seated`] (or a creation) staged, once it
+    /// is stored; `ownership`: the claim it was stored with, in cluster mode.
+    pub fn start_prepared(&self, prepared: Prepared, ownership: Option<Ownership>) -> RoomHandle {
+        let log = (1..)
+            .zip(prepared.events)
+            .map(|(v, event)| Logged::new(v, event))
+            .collect();
+        let mut task = Authority::new(
+            prepared.next,
+            log,
+            Answers::default(),
+            self.store.clone(),
+            self.settings.clone(),
+        );
+        if let Some(ownership) = ownership {
+            task = task.with_ownership(ownership);
+        }
+        let handle = self.start_unless_running(task);
+        info!(room_id = %handle.id, game = %handle.kind, "room created");
+        handle
+    }
+
+    /// The store the rooms are written to.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Cluster mode: this node.
+    pub fn node(&self) -> Option<&Arc<Node>> {
+        self.node.as_ref()
     }
 
     /// Finds a room by id (UUID) or invite code, loading it from the store when this process does

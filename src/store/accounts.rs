@@ -109,6 +109,8 @@ macro_rules! in_tx {
     };
 }
 
+pub(super) use {in_tx, on_conn};
+
 impl Store {
     /// Stores a new account. Errors: the name is taken ignoring case
     /// ([`StoreError::is_unique_violation`]), or a deleted account had it.

@@ -23,8 +23,10 @@
 #![warn(missing_docs)]
 
 mod accounts;
+mod challenges;
 mod codec;
 mod dialect;
+mod pairing;
 pub mod postgres;
 mod profiles;
 mod queries;
@@ -40,6 +42,8 @@ use uuid::Uuid;
 use crate::rules::Seat;
 
 pub use self::accounts::{ApiTokenRow, SessionRow, UserRow};
+pub use self::challenges::{ChallengeRow, ChallengeSide, ChallengeStatus};
+pub use self::pairing::LastGame;
 use self::postgres::Pg;
 pub use self::profiles::{GameTally, PlayedGame, PlayedQuery};
 pub use self::ratings::{Leader, RatingChangeRow};

@@ -770,7 +770,7 @@ impl<D: Dialect> Cols<'_, D> {
         codec::small(column, self.int(column)?)
     }
 
-    fn optional_seat(&self, column: &'static str) -> Result<Option<Seat>, StoreError> {
+    pub(super) fn optional_seat(&self, column: &'static str) -> Result<Option<Seat>, StoreError> {
         D::int(self.0, column)?
             .map(|value| codec::small(column, value))
             .transpose()

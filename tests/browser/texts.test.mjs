@@ -25,11 +25,12 @@ function codes(from, to, text = protocol) {
 
 const rejectCodes = codes('Reject codes (`reject.d.code`):', 'Hello error codes');
 const helloCodes = codes('Hello error codes (`error.d.code`):', 'A reject of a frame');
-const restCodes = codes('REST error codes:', '- The server pings');
+const restCodes = codes('REST error codes:', '- Heartbeat (see');
 // The game_over reasons' table, and `aborted` (a waiting room that expired).
 const reasons = [
   ...codes('| game | reason words |', '```json server'),
-  ...[...protocol.matchAll(/"reason": "([a-z_]+)"/g)].map((m) => m[1]),
+  // (not the site channel's: its `challenge_gone` reasons say what became of a challenge)
+  ...[...protocol.replace(/### Site channel[\s\S]*?(?=\n### )/, '').matchAll(/"reason": "([a-z_]+)"/g)].map((m) => m[1]),
 ];
 // The codes the page's socket gives up with (and rejects unanswered commands with).
 const gaveUp = [...readFileSync(join(web, 'js', 'socket.js'), 'utf8').matchAll(/\[\d+, '([a-z_]+)'\]/g)].map((m) => m[1]);

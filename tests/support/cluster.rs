@@ -223,7 +223,8 @@ impl Cluster {
 /// - plain HTTP on `addr` and `redirect_addr` ([`super::nginx::plain_http`]);
 /// - the upstream's `server 127.0.0.1:8081 ...;` lines: the first `nodes.len()` get the nodes'
 ///   addresses (the rest of each line as shipped), the others are dropped;
-/// - `proxy_pass http://khanate_nodes;` followed by `proxy_bind 127.0.0.3;`.
+/// - each `proxy_pass http://khanate_nodes;` (`location /` and quick pairing's) followed by
+///   `proxy_bind 127.0.0.3;`.
 ///
 /// Every other line runs as shipped (see [`super::nginx::derive`]).
 pub fn derive_config(
@@ -244,13 +245,17 @@ pub fn derive_config(
     );
     assert!(nodes.len() <= servers.len(), "at most three nodes");
     let mut changes = super::nginx::plain_http(addr, redirect_addr);
-    changes.push(Change::once(
-        "proxy_pass http://khanate_nodes;",
-        &[
+    // `location /` and its nested `location = /api/pairing`.
+    changes.push(Change {
+        line: "proxy_pass http://khanate_nodes;".to_owned(),
+        prefix: false,
+        to: vec![
             "proxy_pass http://khanate_nodes;".to_owned(),
             format!("proxy_bind {PROXY_IP};"),
         ],
-    ));
+        at_least: 2,
+        at_most: 2,
+    });
     for (i, line) in servers.iter().enumerate() {
         let to = nodes.get(i).map(|node| {
             let (_, rest) = line

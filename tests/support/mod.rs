@@ -11,6 +11,7 @@ pub mod data;
 pub mod db;
 pub mod netem;
 pub mod nginx;
+pub mod pairing;
 pub mod pg_server;
 pub mod pong_hold;
 pub mod rooms;

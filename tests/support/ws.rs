@@ -57,6 +57,24 @@ impl Client {
         }
     }
 
+    /// Opens the WebSocket at `url` (`ws://HOST:PORT/ws/site`) with these upgrade headers; or
+    /// why the handshake failed (the HTTP status of a refusal among it).
+    pub async fn connect_with(url: &str, headers: &[(&str, &str)]) -> Result<Client, String> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = url.into_client_request().map_err(|e| e.to_string())?;
+        for (name, value) in headers {
+            let name: tokio_tungstenite::tungstenite::http::HeaderName = name.parse().unwrap();
+            request.headers_mut().insert(name, value.parse().unwrap());
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        Ok(Client {
+            ws,
+            pending: Vec::new(),
+        })
+    }
+
     /// Opens the WebSocket at `url` (`ws://HOST:PORT/ws?room=ID` through a proxy), without saying
     /// hello; or why the handshake failed (connection refused, an HTTP error from a proxy).
     pub async fn connect(url: &str) -> Result<Client, String> {

@@ -1,5 +1,6 @@
-// The home page: create a room (online, against the computer, or pass-and-play), the lobby of
-// public rooms waiting for players, links to the rules.
+// The home page: quick pairing, a logged-in player's challenges (the site channel), create a room
+// (online, against the computer, or pass-and-play), the lobby of public rooms waiting for
+// players, links to the rules.
 
 import { account, createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
@@ -7,6 +8,8 @@ import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { everyHeldSeat, keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
 import { profileUrl } from './who.js';
+import { setUpQuickPairing } from './quick.js';
+import { openSiteChannel } from './site.js';
 import { GAMES, gameInfo } from './games.js';
 import { $, $$, $button, $input, $select } from './dom.js';
 
@@ -323,6 +326,7 @@ onLanguageChange(() => {
 });
 refreshLobby();
 setInterval(refreshLobby, LOBBY_REFRESH_MS);
+setUpQuickPairing();
 
 // The header names the logged-in account, linked to the player's page, with the account's
 // settings beside it; `data-checked` says the page knows (the tests wait for it). A logged-in
@@ -339,6 +343,7 @@ account()
       link.setAttribute('href', profileUrl(me.name));
       $('#settings-link').hidden = false;
       if (!holdsSeats) refreshMyGames();
+      openSiteChannel();
     }
     link.dataset.checked = 'true';
   });

@@ -8,9 +8,10 @@
 // Between the results and the games, the player's ratings by game and speed (each with its
 // games, "?" while provisional) and their history as a plot (GET api/users/{name}/rating-history).
 
-import { gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
+import { ApiError, account, gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
+import { openSiteChannel } from './site.js';
 import { GAMES } from './games.js';
-import { errorText, language, onLanguageChange, setUpLanguage, t } from './i18n.js';
+import { colorName, errorText, language, onLanguageChange, setUpLanguage, t } from './i18n.js';
 import { against, profileUrl, withPlayer } from './who.js';
 import { $, $button, $input, $select } from './dom.js';
 import { renderRatings } from './ratings.js';
@@ -180,6 +181,50 @@ function filterBy({ game, vs }) {
   loadGames();
 }
 
+// "Challenge {name}": a logged-in visitor offers this player a two-player game (game, clock,
+// rated or casual, colour); the player sees it on their pages at once (the site channel), and
+// once they accept, this page opens the room (game_start on this page's own site channel).
+function challengeColors() {
+  const game = $select('#challenge-game').value;
+  const select = $select('#challenge-color');
+  const colors = GAMES.find((info) => info.id === game)?.palette.slice(0, 2) ?? [];
+  select.replaceChildren(new Option(t('challenge.random'), 'random'), ...colors.map((color) => new Option(colorName(game, color), color)));
+}
+
+function setUpChallenge() {
+  $('#challenge-card').hidden = false;
+  $('#challenge').textContent = t('challenge.button', { name: profile?.name ?? name });
+  const games = $select('#challenge-game');
+  games.replaceChildren(...GAMES.map((info) => new Option(t(`game.${info.id}`), info.id)));
+  challengeColors();
+  games.addEventListener('change', challengeColors);
+  $('#challenge-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    $('#challenge-error').textContent = '';
+    const choice = $select('#challenge-clock').value;
+    const [initial, increment] = choice.split('+').map(Number);
+    const clock = choice.startsWith('days:') ? { days_per_move: Number(choice.slice(5)) } : { initial_s: initial, increment_s: increment };
+    const body = {
+      to: profile?.name ?? name,
+      game: games.value,
+      clock,
+      rated: $input('#challenge-rated').checked,
+      color: $select('#challenge-color').value,
+    };
+    const response = await fetch('api/challenges', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).catch(() => null);
+    const data = await response?.json().catch(() => null);
+    if (!response?.ok) {
+      $('#challenge-error').textContent = errorText(new ApiError(response?.status ?? 0, data?.error?.code ?? 'network', data?.error?.message ?? ''));
+      return;
+    }
+    $('#challenge-sent').textContent = t('challenge.sent', { name: body.to });
+  });
+}
+
 /** @param {string} text */
 function showNotice(text) {
   noticeWithHomeLink(text, t('room.go_home'));
@@ -198,6 +243,9 @@ async function start() {
   $('#player').hidden = false;
   $input('#filter-vs').value = filters().vs;
   renderProfile();
+  const me = await account().catch(() => null);
+  if (me) openSiteChannel();
+  if (me && !profile.deleted && me.name.toLowerCase() !== profile.name.toLowerCase()) setUpChallenge();
   if (profile.deleted) {
     $('#profile').dataset.ready = 'true';
     return;

@@ -15,6 +15,7 @@ use crate::room::state::{Absence, Decision, JoinRefusal, SeatChoice, taken_by_ac
 use crate::room::token::new_seat_token;
 use crate::room::{JoinError, Joined};
 use crate::rules::{EndReason, Rules, Seat};
+use crate::site::{SiteFrame, YourTurn};
 use crate::store::SeatAccount;
 use crate::store::{ChatAnswer, RatedGame, RoomStatus, StoreError};
 use crate::telemetry;
@@ -375,6 +376,7 @@ impl Authority {
             return Err(NotStored);
         }
         let (version_before, status_before) = (self.state.version, self.state.status);
+        let on_move_before = self.state.seat_on_move();
         let now = self.settings.clock.now_utc();
         let (rated_events, ratings) = match self.rate_end(events, author, new_seat, now).await {
             Ok(rated) => rated.unzip(),
@@ -429,7 +431,39 @@ impl Authority {
         if let Some(received) = received {
             telemetry::move_stage("broadcast", received.elapsed());
         }
+        self.tell_turn(on_move_before);
         Ok(self.state.version)
+    }
+
+    /// Tells the account of the seat now on move, if a change put it there, that it is its
+    /// turn (the site channel's `your_turn`): one notice, and only for a seat of an account.
+    fn tell_turn(&self, before: Option<Seat>) {
+        if self.state.status != RoomStatus::Playing {
+            return;
+        }
+        let Some(seat) = self
+            .state
+            .seat_on_move()
+            .filter(|&seat| Some(seat) != before)
+        else {
+            return;
+        };
+        let Some(user) = self
+            .state
+            .seats
+            .get(usize::from(seat))
+            .and_then(|slot| slot.user_id)
+        else {
+            return;
+        };
+        let turn = YourTurn {
+            room_id: self.state.id,
+            invite_code: self.state.invite_code.clone(),
+            game: self.state.kind(),
+            seat,
+            v: self.state.version,
+        };
+        self.settings.site.tell(user, &SiteFrame::YourTurn(turn));
     }
 
     /// When `events` end a rated game: the events with the rating changes in their `game_over`,

@@ -27,6 +27,13 @@ use crate::telemetry;
 /// creator, the others, spectators).
 pub(super) const HANDOFF_AFTER: Duration = Duration::from_secs(1);
 
+/// How long a room stays where it just began being served (created, claimed, handed to this
+/// node) before it may be handed on. Its clients reconnect one by one after a move, and where a
+/// proxy spreads them (round-robin, or entrances tried in turn) they may all land on one other
+/// node for a moment: without this, a room that had just moved could move again at once and
+/// close its clients a second time (seen in tests/cluster_proxy.rs's rolling termination).
+pub(super) const STAY: Duration = Duration::from_secs(5);
+
 /// Returns when the planned hand-off is due; never without one.
 pub(super) async fn due(handoff: Option<(Instant, Uuid)>) {
     match handoff {
@@ -45,14 +52,14 @@ impl Authority {
         self.fanout.relayed_from_one_node()
     }
 
-    /// After the room's connections changed: plans a hand-off [`HANDOFF_AFTER`] from now to
-    /// the node every person comes through, or drops the plan. Every change starts the wait
-    /// afresh: a client that just reconnected (a node stopped, a relay ended) is not closed
-    /// again at once, and a room moves only once its people have settled.
+    /// After the room's connections changed: plans a hand-off [`HANDOFF_AFTER`] from now (and
+    /// no sooner than [`STAY`] after this task began serving the room) to the node every
+    /// person comes through, or drops the plan. Every change starts the wait afresh: a client
+    /// that just reconnected (a node stopped, a relay ended) is not closed again at once, and a
+    /// room moves only once its people have settled.
     pub(super) fn plan_handoff(&mut self) {
-        self.handoff = self
-            .handoff_target()
-            .map(|to| (Instant::now() + HANDOFF_AFTER, to));
+        let at = (Instant::now() + HANDOFF_AFTER).max(self.began + STAY);
+        self.handoff = self.handoff_target().map(|to| (at, to));
     }
 
     /// The planned hand-off is due: gives the room up if every person still comes through that

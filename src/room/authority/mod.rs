@@ -84,6 +84,9 @@ pub(super) struct Authority {
     unclaimed: Option<Unclaimed>,
     /// Cluster mode: when, and to which node, the room is to be handed off (see `handoff`).
     handoff: Option<(tokio::time::Instant, uuid::Uuid)>,
+    /// When this task began serving the room: a room that just arrived here is not handed on
+    /// before [`handoff::STAY`] has passed (see `handoff`).
+    began: tokio::time::Instant,
 }
 
 /// What woke the room task.
@@ -151,6 +154,7 @@ impl Authority {
             ownership: None,
             unclaimed: None,
             handoff: None,
+            began: tokio::time::Instant::now(),
             state,
             fanout: Fanout::new(log),
             answers,

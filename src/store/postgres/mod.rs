@@ -8,8 +8,11 @@
 
 mod group_commit;
 mod ownership;
+mod pairing;
 
+pub(super) use self::ownership::claim;
 pub use self::ownership::{Claim, HandOff, OWNER_CHANNEL, Owner, Standing};
+pub use self::pairing::{PAIRING_CHANNEL, PairedRoom, PairedRow, WaitingRow};
 
 use std::future::Future;
 use std::str::FromStr;
@@ -76,6 +79,27 @@ impl PgStore {
     /// See [`Store::close`](super::Store::close).
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+
+    /// `NOTIFY channel, payload` (a payload under 8000 bytes), delivered to every listener of
+    /// `channel` (on any node) at once.
+    pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(channel)
+            .bind(payload)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// A listener of `channels` on its own connection of this store's pool settings.
+    pub async fn listener(
+        &self,
+        channels: &[&str],
+    ) -> Result<sqlx::postgres::PgListener, StoreError> {
+        let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool).await?;
+        listener.listen_all(channels.iter().copied()).await?;
+        Ok(listener)
     }
 
     /// See [`Store::create_room`](super::Store::create_room).

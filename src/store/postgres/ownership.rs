@@ -37,7 +37,7 @@ pub struct Owner {
 /// See [`PgStore::claim_room`]; on `conn`, so that a creation can claim in its transaction. With
 /// `expected`, only while the room's owner epoch is still that one (see
 /// [`PgStore::claim_unchanged`]).
-async fn claim(
+pub(in crate::store) async fn claim(
     conn: &mut PgConnection,
     node: Uuid,
     room_id: Uuid,

@@ -1,0 +1,116 @@
+// The site channel of a logged-in page (docs/protocol.md, "Site channel `GET /ws/site`"): the
+// challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
+// made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
+// opens its room. The socket reconnects after a close; its welcome lists what is open again.
+
+import { ApiError, roomUrl, send } from './api.js';
+import { colorName, t, errorText } from './i18n.js';
+import { keepSeat } from './seats.js';
+import { $ } from './dom.js';
+
+/** @typedef {{ id: string, from: string, to: string, game: string, seats: number, clock: { initial_s?: number, increment_s?: number, days_per_move?: number } | null, rated: boolean, color: string, expires_at: string }} Challenge */
+
+const RECONNECT_MS = 2_000;
+
+/** @type {Map<string, Challenge>} */
+const open = new Map();
+let me = '';
+
+/** @param {Challenge} challenge */
+function clockText(challenge) {
+  const clock = challenge.clock;
+  if (!clock) return t('challenge.no_clock');
+  if (clock.days_per_move) return t('quick.days', { days: clock.days_per_move });
+  return `${(clock.initial_s ?? 0) / 60}+${clock.increment_s ?? 0}`;
+}
+
+/**
+ * @param {string} id
+ * @param {'accept' | 'decline' | 'cancel'} action
+ */
+async function act(id, action) {
+  $('#challenges-error').textContent = '';
+  try {
+    if (action === 'accept') {
+      const response = await fetch(`api/challenges/${encodeURIComponent(id)}/accept`, { method: 'POST' });
+      const data = await response.json().catch(() => null);
+      if (!response.ok) throw new ApiError(response.status, data?.error?.code ?? 'unavailable', data?.error?.message ?? '');
+      keepSeat(data.invite_code, data.room_id, data.seat, data.seat_token);
+      location.href = roomUrl(data.invite_code);
+      return;
+    }
+    await send('POST', `api/challenges/${encodeURIComponent(id)}/${action}`);
+  } catch (problem) {
+    $('#challenges-error').textContent = errorText(/** @type {ApiError} */ (problem));
+  }
+}
+
+/** @param {Challenge} challenge */
+function entry(challenge) {
+  const li = document.createElement('li');
+  li.dataset.challenge = challenge.id;
+  const incoming = challenge.to === me;
+  const mode = t(challenge.rated ? 'challenge.rated' : 'challenge.casual');
+  const color = challenge.color === 'random' ? t('challenge.random') : colorName(challenge.game, challenge.color);
+  const text = document.createElement('span');
+  text.textContent = t(incoming ? 'challenge.from' : 'challenge.to', {
+    name: incoming ? challenge.from : challenge.to,
+    game: t(`game.${challenge.game}`),
+    clock: clockText(challenge),
+    mode,
+    color,
+  });
+  li.append(text);
+  /** @type {[string, 'accept' | 'decline' | 'cancel'][]} */
+  const actions = incoming ? [['challenge.accept', 'accept'], ['challenge.decline', 'decline']] : [['challenge.cancel', 'cancel']];
+  for (const [label, action] of actions) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.action = action;
+    button.textContent = t(label);
+    button.addEventListener('click', () => act(challenge.id, action));
+    li.append(button);
+  }
+  return li;
+}
+
+function render() {
+  const list = document.querySelector('#challenges');
+  if (!list) return;
+  list.replaceChildren(...[...open.values()].map(entry));
+  $('#challenges-card').hidden = open.size === 0;
+}
+
+/** @param {MessageEvent} message */
+function received(message) {
+  const frame = JSON.parse(String(message.data));
+  const d = frame.d;
+  if (frame.t === 'welcome') {
+    me = d.user;
+    open.clear();
+    for (const challenge of d.challenges) open.set(challenge.id, challenge);
+    document.body.dataset.site = 'open';
+  } else if (frame.t === 'challenge') {
+    open.set(d.id, d);
+  } else if (frame.t === 'challenge_gone') {
+    open.delete(d.id);
+  } else if (frame.t === 'game_start') {
+    location.href = roomUrl(d.invite_code);
+    return;
+  } else {
+    return;
+  }
+  render();
+}
+
+/** Opens the site channel (for a logged-in page only) and keeps it open. */
+export function openSiteChannel() {
+  const url = new URL('ws/site', document.baseURI);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = new WebSocket(url.href);
+  socket.addEventListener('message', received);
+  socket.addEventListener('close', () => {
+    delete document.body.dataset.site;
+    setTimeout(openSiteChannel, RECONNECT_MS);
+  });
+}
