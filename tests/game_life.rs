@@ -589,6 +589,6 @@ async fn the_chat_migration_applies_on_sqlite_and_chat_is_stored_there() {
             .unwrap();
     // Every migration applied: the chat's (2), the bots' seats (3), the games' own state (4),
     // the chat cids (5), the moves' clocks (9), the accounts (10), the correspondence
-    // deadline (12) and the ratings (13) after the first.
-    assert_eq!(versions, [1, 2, 3, 4, 5, 9, 10, 12, 13]);
+    // deadline (12), the ratings (13) and the challenges (14) after the first.
+    assert_eq!(versions, [1, 2, 3, 4, 5, 9, 10, 12, 13, 14]);
 }
