@@ -249,12 +249,7 @@ impl Room {
                             if kind == "moved" && std::mem::take(&mut awaiting[from]) {
                                 recorder.broadcast(at - last_sent);
                             }
-                            let v = frame["v"].as_i64().unwrap_or(-1);
-                            if d.get("legal_moves").is_some() {
-                                pending = Some((from, v, d["legal_moves"].clone()));
-                            } else if matches!(kind, "moved" | "skipped" | "left" | "game_started") {
-                                pending.take_if(|(seat, seen, _)| *seat == from && *seen < v);
-                            }
+                            update_pending(&mut pending, from, kind, &frame);
                         }
                     }
                 }
@@ -263,6 +258,30 @@ impl Room {
         for seat in self.seats {
             seat.close().await;
         }
+    }
+}
+
+/// Keeps `pending` (the seat on move, the version it saw, its legal moves) up to date with `frame`
+/// (an event of kind `kind`) received by seat `from`: its `legal_moves` put that seat on move; a
+/// later `moved`, `left` or `game_started` without them, received by the pending seat, means it
+/// is no longer on move; a `skipped` does so only for the seat it skips (it follows the `moved`
+/// that already gave the seat on move its moves).
+fn update_pending(
+    pending: &mut Option<(usize, i64, Value)>,
+    from: usize,
+    kind: &str,
+    frame: &Value,
+) {
+    let v = frame["v"].as_i64().unwrap_or(-1);
+    let d = &frame["d"];
+    if d.get("legal_moves").is_some() {
+        *pending = Some((from, v, d["legal_moves"].clone()));
+    } else if matches!(kind, "moved" | "left" | "game_started") {
+        pending.take_if(|(seat, seen, _)| *seat == from && *seen < v);
+    } else if kind == "skipped" {
+        pending.take_if(|(seat, seen, _)| {
+            *seat == from && *seen < v && d["seat"].as_u64() == Some(*seat as u64)
+        });
     }
 }
 
@@ -385,6 +404,42 @@ async fn post(plan: &Plan, path: &str, body: Value) -> anyhow::Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Khan-Tsin seat that moves again because the other was skipped keeps its legal moves:
+    /// the `skipped` event after its `moved` once dropped them and the room stalled for good.
+    #[test]
+    fn a_skip_of_the_other_seat_keeps_the_moves_of_the_seat_on_move() {
+        let mut pending = None;
+        let moved =
+            json!({"t": "moved", "v": 73, "d": {"seat": 1, "to_move": 1, "legal_moves": ["4:1+"]}});
+        update_pending(&mut pending, 1, "moved", &moved);
+        let skipped = json!({"t": "skipped", "v": 74, "d": {"seat": 0}});
+        update_pending(&mut pending, 1, "skipped", &skipped);
+        assert_eq!(pending, Some((1, 73, json!(["4:1+"]))));
+
+        let skipped_self = json!({"t": "skipped", "v": 75, "d": {"seat": 1}});
+        update_pending(&mut pending, 1, "skipped", &skipped_self);
+        assert_eq!(pending, None);
+    }
+
+    #[test]
+    fn a_move_without_legal_moves_ends_the_seats_turn() {
+        let mut pending = Some((0, 5, json!(["a3a4"])));
+        update_pending(
+            &mut pending,
+            1,
+            "moved",
+            &json!({"t": "moved", "v": 6, "d": {"seat": 0}}),
+        );
+        assert!(pending.is_some(), "another seat's frame changes nothing");
+        update_pending(
+            &mut pending,
+            0,
+            "moved",
+            &json!({"t": "moved", "v": 6, "d": {"seat": 0}}),
+        );
+        assert_eq!(pending, None);
+    }
 
     #[test]
     fn picks_only_listed_moves() {
