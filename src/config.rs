@@ -75,10 +75,11 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
 
     /// Milliseconds between the heartbeat probes: WebSocket pings whose pongs measure each
-    /// connection's round trip (a move's lag compensation, docs/protocol.md "Clocks"). The first
-    /// goes out 100 ms after the hello and the next five every 300 ms (a good estimate within
-    /// the first two seconds). They also keep proxies with idle timeouts from closing a quiet
-    /// WebSocket (keep it well under them: nginx's `proxy_read_timeout` is 60 s).
+    /// connection's round trip (docs/protocol.md "Heartbeat"; a move's lag compensation,
+    /// "Clocks"). The first goes out 100 ms after the hello and the next five every 300 ms (a
+    /// good estimate within the first two seconds). They also keep proxies with idle timeouts
+    /// from closing a quiet WebSocket (keep it well under them: the shipped nginx configs'
+    /// `proxy_read_timeout` is 8 s).
     #[arg(long, env = "KHANATE_HEARTBEAT_MS", default_value_t = DEFAULT_HEARTBEAT_MS)]
     pub heartbeat_ms: u64,
 
