@@ -7,12 +7,17 @@
 //! The times an event took to cross nodes are printed (`--nocapture`), never asserted; each event
 //! is awaited at most 20 s (`support::ws::within`), so one that never crosses fails the test
 //! rather than hanging it (the site channel's pings keep a page's socket alive meanwhile).
+//!
+//! Also: the node's site listener (LISTEN on the users' and pairing channels) ends with the store
+//! at shutdown.
 
 mod support;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use khanate::site::{self, Site};
 use khanate::store::Store;
 use serde_json::json;
 use sqlx::{Connection, PgConnection};
@@ -20,6 +25,7 @@ use support::account::{Auth, hello_as, post_as};
 use support::cluster::{Cluster, SHORT_LEASE};
 use support::pairing::{Player, body_for, pair_within, players, seated, site, waiting};
 use support::ws::within;
+use tokio::sync::Notify;
 use uuid::Uuid;
 
 /// The rating of the forty players' `i`th (as in `tests/pairing.rs`): twenty pairs 320 points
@@ -265,4 +271,27 @@ async fn nginx_waits_out_a_held_pairing_request() {
     assert_eq!(status(held).as_u16(), 204, "{}", nginx.logs());
     assert_eq!(status(other).as_u16(), 504, "{}", nginx.logs());
     task.abort();
+}
+
+/// `site::listen` once retried a closed pool every second at shutdown, logging a warning each
+/// time until the process exited: it ends once the store is closed.
+#[tokio::test]
+async fn the_site_listener_ends_when_the_store_closes() {
+    let db = support::db::fresh_postgres().await;
+    let store = Store::connect(&db.url).await.expect("connects");
+    let listening = tokio::spawn(site::listen(
+        Site::over(&store),
+        Arc::new(Notify::new()),
+        Duration::from_millis(50),
+    ));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !listening.is_finished(),
+        "it listens while the store is open"
+    );
+    store.close().await;
+    tokio::time::timeout(Duration::from_secs(5), listening)
+        .await
+        .expect("the listener ended within 5 s of the store's close")
+        .expect("the listener's task did not panic");
 }

@@ -201,7 +201,7 @@ impl Site {
     }
 }
 
-/// On PostgreSQL, for as long as the process runs: listens on [`USER_CHANNEL`] and
+/// On PostgreSQL, until the store's pool closes at shutdown: listens on [`USER_CHANNEL`] and
 /// [`PAIRING_CHANNEL`], handing users' events to `site`'s pages and waking `pairing` at each
 /// pairing notice. After a lost connection every page is told to resync and the pairing queue
 /// is woken (it reads its rows again). Returns at once on SQLite.
@@ -212,6 +212,7 @@ pub async fn listen(site: Site, pairing: Arc<Notify>, retry: Duration) {
     loop {
         let mut listener = match pg.listener(&[USER_CHANNEL, PAIRING_CHANNEL]).await {
             Ok(listener) => listener,
+            Err(_) if pg.is_closed() => return,
             Err(e) => {
                 warn!(error = %e, "could not listen for site events; retrying");
                 tokio::time::sleep(retry).await;
@@ -231,6 +232,7 @@ pub async fn listen(site: Site, pairing: Arc<Notify>, retry: Duration) {
                     site.resync_all();
                     pairing.notify_waiters();
                 }
+                Err(_) if pg.is_closed() => return,
                 Err(e) => {
                     warn!(error = %e, "the site listener failed; reconnecting");
                     tokio::time::sleep(retry).await;

@@ -92,6 +92,12 @@ impl PgStore {
         Ok(())
     }
 
+    /// Whether the pool was closed (the server is shutting down): nothing more can be read or
+    /// written through it, and a listener waiting to reconnect has nothing left to do.
+    pub fn is_closed(&self) -> bool {
+        self.pool.is_closed()
+    }
+
     /// A listener of `channels` on its own connection of this store's pool settings.
     pub async fn listener(
         &self,
