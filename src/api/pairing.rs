@@ -92,7 +92,7 @@ pub async fn join(
                 StatusCode::BAD_REQUEST,
                 "no_such_pool",
                 format!(
-                    "this server pairs {game} for {players} at none such clock; \
+                    "this server has no pool of {game} for {players} players at that clock; \
                      GET /api/pairing/pools lists its pools"
                 ),
             )
