@@ -4,6 +4,8 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src src
 COPY migrations migrations
+# The web client is embedded in the binary at compile time (src/api/web.rs).
+COPY web web
 COPY benches benches
 RUN cargo build --release --locked --bin khanate
 

@@ -170,3 +170,68 @@ async fn pages_refuse_framing_and_files_their_sniffing() {
     assert_eq!(response.headers()["x-content-type-options"], "nosniff");
     server.shutdown().await;
 }
+
+/// The top-level paths of the repository the release build reads: the manifest and lock file,
+/// the sources, the benches the manifest declares, and every folder the sources embed at compile
+/// time (`#[folder = "..."]` of rust-embed, `sqlx::migrate!("...")`), found by reading `src/`.
+fn paths_the_build_reads() -> Vec<String> {
+    let mut paths: Vec<String> = ["Cargo.toml", "Cargo.lock", "src", "benches"]
+        .map(String::from)
+        .to_vec();
+    let mut dirs = vec![std::path::PathBuf::from("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src/ reads") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for marker in ["#[folder = \"", "migrate!(\""] {
+                for (_, rest) in text
+                    .match_indices(marker)
+                    .map(|(i, m)| (i, &text[i + m.len()..]))
+                {
+                    let embedded = rest.split('"').next().unwrap_or_default();
+                    let top = embedded.split('/').next().unwrap_or_default().to_owned();
+                    if !top.is_empty() && !paths.contains(&top) {
+                        paths.push(top);
+                    }
+                }
+            }
+        }
+    }
+    paths
+}
+
+/// The shipped `Dockerfile` builds the binary from what it copies into its build stage: every
+/// path the build reads must be among them (it once left out `web/`, which the binary embeds, so
+/// the image did not build).
+#[test]
+fn the_dockerfile_copies_everything_the_build_reads() {
+    let dockerfile = std::fs::read_to_string("Dockerfile").expect("the Dockerfile");
+    let copied: Vec<&str> = dockerfile
+        .lines()
+        .filter_map(|line| line.strip_prefix("COPY "))
+        .filter(|args| !args.starts_with("--from"))
+        .flat_map(|args| {
+            let words: Vec<&str> = args.split_whitespace().collect();
+            words[..words.len().saturating_sub(1)].to_vec()
+        })
+        .map(|source| source.trim_end_matches('/'))
+        .collect();
+    let needed = paths_the_build_reads();
+    assert!(
+        needed.contains(&"web".to_owned()),
+        "the web client is embedded: {needed:?}"
+    );
+    assert!(needed.contains(&"migrations".to_owned()), "{needed:?}");
+    let missing: Vec<&String> = needed
+        .iter()
+        .filter(|path| !copied.contains(&path.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the Dockerfile does not copy {missing:?} (copies {copied:?})"
+    );
+}
