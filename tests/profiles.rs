@@ -122,9 +122,23 @@ async fn scenario(url: &str) {
         (rooms(&page), &page["next"]),
         (vec![g2.clone()], &json!(g2))
     );
+    // A page that holds the last game says so: `next` is null, not a cursor to an empty page.
+    let path = "/api/users/dara/games?vs=vann&limit=1";
+    let page = seen(&server, path, Auth::Cookie(&dara)).await;
+    assert_eq!(
+        (rooms(&page), &page["next"]),
+        (vec![g3.clone()], &Value::Null)
+    );
+    let path = "/api/users/dara/games?limit=3";
+    assert_eq!(
+        seen(&server, path, Auth::Cookie(&dara)).await["next"],
+        Value::Null
+    );
     let mut before = Value::Null;
     let mut walked = Vec::new();
+    let mut pages = 0;
     loop {
+        pages += 1;
         let cursor = before
             .as_str()
             .map(|b| format!("&before={b}"))
@@ -138,6 +152,7 @@ async fn scenario(url: &str) {
         }
     }
     assert_eq!(walked, [g3.as_str(), g2.as_str(), g1.as_str()]);
+    assert_eq!(pages, 3, "three games, one a page: three pages");
 
     // Head to head counts what the list shows each viewer: the private game only for its players.
     let h2h = seen(&server, "/api/users/dara/vs/SOK", Auth::Cookie(&sok)).await;

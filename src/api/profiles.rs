@@ -219,12 +219,12 @@ pub async fn games(
 ) -> Result<Json<Value>, ApiError> {
     let asked = page_query(query.as_deref())?;
     let limit = asked.limit.unwrap_or(MAX_PAGE);
-    let q = played_query(&state, peer, &headers, &name, &asked, limit).await?;
-    let page = state.store.games_played(&q).await?;
-    let next = match page.last() {
-        Some(last) if page.len() as i64 == limit => Some(last.record.room_id),
-        _ => None,
-    };
+    // One game more than the page, read only to know whether another page follows.
+    let q = played_query(&state, peer, &headers, &name, &asked, limit + 1).await?;
+    let mut page = state.store.games_played(&q).await?;
+    let more = page.len() as i64 > limit;
+    page.truncate(limit as usize);
+    let next = page.last().filter(|_| more).map(|last| last.record.room_id);
     Ok(Json(json!({
         "games": page.iter().map(entry).collect::<Vec<_>>(),
         "next": next,
