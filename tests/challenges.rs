@@ -4,57 +4,19 @@
 //! expired one (the server's manual clock moved past ten minutes) cannot be accepted, the typed
 //! refusals, and "your turn" for an account whose seat a move puts on move.
 
+#[macro_use]
 mod support;
 
 use std::time::Duration;
 
 use khanate::clock::Clock;
-use khanate::config::Config;
 use serde_json::{Value, json};
 use support::account::{Auth, get_as, hello_as, post_as};
+use support::backends::{Backend, server_on};
 use support::pairing::{Player, player, seated, site};
 use support::server::TestServer;
 
-#[derive(Clone, Copy, Debug)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-/// A server on a fresh database of `backend` whose rooms and challenges read `clock`.
-async fn start(backend: Backend, clock: &Clock) -> (TestServer, Box<dyn std::any::Any>) {
-    let (url, guard): (String, Box<dyn std::any::Any>) = match backend {
-        Backend::Sqlite => {
-            let (file, url) = support::db::fresh_sqlite_url();
-            (url, Box::new(file))
-        }
-        Backend::Postgres => {
-            let db = support::db::fresh_postgres().await;
-            (db.url.clone(), Box::new(db))
-        }
-    };
-    let mut config = Config::for_tests(&url);
-    config.clock = clock.clone();
-    (TestServer::start_with(config).await, guard)
-}
-
-macro_rules! on_both {
-    ($($scenario:ident),* $(,)?) => {
-        $(mod $scenario {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$scenario(super::Backend::Sqlite).await;
-            }
-
-            #[tokio::test]
-            async fn postgres() {
-                super::$scenario(super::Backend::Postgres).await;
-            }
-        })*
-    };
-}
-
-on_both!(
+on_both_backends!(backend:
     an_accepted_challenge_starts_the_game_for_both_and_moves_tell_your_turn,
     declined_cancelled_and_expired_challenges_cannot_be_accepted,
     challenges_refuse_what_they_must,
@@ -90,7 +52,7 @@ fn code(answer: &(u16, Value)) -> (u16, &str) {
 
 async fn an_accepted_challenge_starts_the_game_for_both_and_moves_tell_your_turn(backend: Backend) {
     let clock = Clock::manual();
-    let (server, _db) = start(backend, &clock).await;
+    let (server, _db) = server_on(backend, |config| config.clock = clock.clone()).await;
     let dara = player(&server.store, "Dara").await;
     let sok = player(&server.store, "Sok").await;
     let (mut dara_page, welcome) = site(server.addr, &dara.cookie).await;
@@ -201,7 +163,7 @@ async fn an_accepted_challenge_starts_the_game_for_both_and_moves_tell_your_turn
 
 async fn declined_cancelled_and_expired_challenges_cannot_be_accepted(backend: Backend) {
     let clock = Clock::manual();
-    let (server, _db) = start(backend, &clock).await;
+    let (server, _db) = server_on(backend, |config| config.clock = clock.clone()).await;
     let dara = player(&server.store, "Dara").await;
     let sok = player(&server.store, "Sok").await;
     let (mut dara_page, _) = site(server.addr, &dara.cookie).await;
@@ -269,7 +231,7 @@ async fn declined_cancelled_and_expired_challenges_cannot_be_accepted(backend: B
 
 async fn challenges_refuse_what_they_must(backend: Backend) {
     let clock = Clock::manual();
-    let (server, _db) = start(backend, &clock).await;
+    let (server, _db) = server_on(backend, |config| config.clock = clock.clone()).await;
     let dara = player(&server.store, "Dara").await;
     let sok = player(&server.store, "Sok").await;
     let nary = player(&server.store, "Nary").await;

@@ -3,64 +3,20 @@
 //! a client that goes away leaving its pool, 204 after the hold, seats alternating with the
 //! last games, no rematch twice in a row while another player waits, and the typed errors.
 
+#[macro_use]
 mod support;
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use khanate::config::Config;
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
+use support::backends::{Backend, server_on};
 use support::pairing::{Player, body_for, pair, pair_within, player, players, seated, waiting};
 use support::server::TestServer;
 
-/// Which store a scenario runs on.
-#[derive(Clone, Copy, Debug)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-/// A server on a fresh database of `backend` with `change` applied to the tests' configuration,
-/// and the database's guard.
-async fn start(
-    backend: Backend,
-    change: impl FnOnce(&mut Config),
-) -> (TestServer, Box<dyn std::any::Any>) {
-    let (url, guard): (String, Box<dyn std::any::Any>) = match backend {
-        Backend::Sqlite => {
-            let (file, url) = support::db::fresh_sqlite_url();
-            (url, Box::new(file))
-        }
-        Backend::Postgres => {
-            let db = support::db::fresh_postgres().await;
-            (db.url.clone(), Box::new(db))
-        }
-    };
-    let mut config = Config::for_tests(&url);
-    change(&mut config);
-    (TestServer::start_with(config).await, guard)
-}
-
-/// For each scenario, a module with a `sqlite` and a `postgres` test.
-macro_rules! on_both {
-    ($($scenario:ident),* $(,)?) => {
-        $(mod $scenario {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$scenario(super::Backend::Sqlite).await;
-            }
-
-            #[tokio::test]
-            async fn postgres() {
-                super::$scenario(super::Backend::Postgres).await;
-            }
-        })*
-    };
-}
-
-on_both!(
+on_both_backends!(backend:
     forty_players_in_one_pool_are_each_paired_once,
     three_player_pools_seat_three_different_players,
     a_client_that_goes_away_leaves_its_pool,
@@ -135,7 +91,7 @@ fn forty_ratings(i: usize) -> f64 {
 }
 
 async fn forty_players_in_one_pool_are_each_paired_once(backend: Backend) {
-    let (server, _db) = start(backend, |_| {}).await;
+    let (server, _db) = server_on(backend, |_| {}).await;
     let players = players(&server.store, "forty", 40).await;
     for (i, p) in players.iter().enumerate() {
         let rating = forty_ratings(i);
@@ -204,7 +160,7 @@ async fn forty_players_in_one_pool_are_each_paired_once(backend: Backend) {
 }
 
 async fn three_player_pools_seat_three_different_players(backend: Backend) {
-    let (server, _db) = start(backend, |_| {}).await;
+    let (server, _db) = server_on(backend, |_| {}).await;
     let players = players(&server.store, "trio", 6).await;
     let answers = all_ask(server.addr, &players, "khan-tsin:3@5+3").await;
     let rooms = check_rooms(&server, &players, &answers, 3).await;
@@ -215,7 +171,7 @@ async fn three_player_pools_seat_three_different_players(backend: Backend) {
 }
 
 async fn a_client_that_goes_away_leaves_its_pool(backend: Backend) {
-    let (server, _db) = start(backend, |config| config.pairing_hold_s = 30).await;
+    let (server, _db) = server_on(backend, |config| config.pairing_hold_s = 30).await;
     let [gone, second, third] =
         <[Player; 3]>::try_from(players(&server.store, "away", 3).await).unwrap();
     let body = body_for("ouk-chatrang@5+3", false);
@@ -246,7 +202,7 @@ async fn a_client_that_goes_away_leaves_its_pool(backend: Backend) {
 }
 
 async fn nobody_coming_is_answered_204_after_the_hold(backend: Backend) {
-    let (server, _db) = start(backend, |config| config.pairing_hold_s = 1).await;
+    let (server, _db) = server_on(backend, |config| config.pairing_hold_s = 1).await;
     let alone = player(&server.store, "alone").await;
     let started = std::time::Instant::now();
     let (status, body) = pair(
@@ -268,7 +224,7 @@ async fn nobody_coming_is_answered_204_after_the_hold(backend: Backend) {
 }
 
 async fn seats_alternate_with_the_players_last_games(backend: Backend) {
-    let (server, _db) = start(backend, |_| {}).await;
+    let (server, _db) = server_on(backend, |_| {}).await;
     let [dara, sok] =
         <[Player; 2]>::try_from(players(&server.store, "alternate", 2).await).unwrap();
     let body = body_for("khan-tsin@10+5", false);
@@ -290,7 +246,7 @@ async fn seats_alternate_with_the_players_last_games(backend: Backend) {
 }
 
 async fn refusals_are_typed_and_anonymous_players_pair_casually(backend: Backend) {
-    let (server, _db) = start(backend, |config| config.pairing_hold_s = 20).await;
+    let (server, _db) = server_on(backend, |config| config.pairing_hold_s = 20).await;
     let addr = server.addr;
     let code = |answer: &(u16, Value)| {
         (
@@ -366,7 +322,7 @@ async fn refusals_are_typed_and_anonymous_players_pair_casually(backend: Backend
 /// advisory lock every round takes) while all four come, so that one round sees them all.
 #[tokio::test]
 async fn the_last_two_opponents_meet_others_while_others_wait() {
-    let (server, db) = start(Backend::Postgres, |_| {}).await;
+    let (server, db) = server_on(Backend::Postgres, |_| {}).await;
     let url = &db.downcast_ref::<support::db::PgDatabase>().unwrap().url;
     let [dara, sok, nary, vuthy] =
         <[Player; 4]>::try_from(players(&server.store, "rematch", 4).await).unwrap();
