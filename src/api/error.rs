@@ -53,6 +53,24 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
     }
 
+    /// 503 `unavailable`: the server is shutting down; nothing was done.
+    pub fn shutting_down() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the server is shutting down",
+        )
+    }
+
+    /// 429 `rate_limited`: `limit` WebSockets from one address are open already.
+    pub fn too_many_sockets(limit: usize) -> Self {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!("at most {limit} open WebSockets from one address"),
+        )
+    }
+
     /// 503 `unavailable`: the store could not answer; nothing changed.
     pub fn unavailable() -> Self {
         ApiError::new(

@@ -51,7 +51,7 @@ pub async fn join(
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
     if *state.shutdown.borrow() {
-        return Err(shutting_down());
+        return Err(ApiError::shutting_down());
     }
     let body: PairingBody = body.parse(None)?;
     let name = names::clean_name(body.name)
@@ -120,7 +120,7 @@ pub async fn join(
     };
     let waited = tokio::select! {
         waited = state.pairing.wait(entry) => waited,
-        () = super::stopping(state.shutdown.clone()) => return Err(shutting_down()),
+        () = super::stopping(state.shutdown.clone()) => return Err(ApiError::shutting_down()),
     };
     match waited {
         Ok(Some(seated)) => {
@@ -150,14 +150,6 @@ pub async fn join(
             Err(ApiError::unavailable())
         }
     }
-}
-
-fn shutting_down() -> ApiError {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "unavailable",
-        "the server is shutting down",
-    )
 }
 
 /// `GET /api/pairing/pools`: `{"hold_s", "pools": [{"id", "game", "seats", "clock", "waiting":

@@ -311,11 +311,7 @@ where
             "unavailable",
             "no node could serve the room yet (it is moving to another node); try again",
         )),
-        Err(RouteError::Stopped) => Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "unavailable",
-            "the server is shutting down",
-        )),
+        Err(RouteError::Stopped) => Err(ApiError::shutting_down()),
         Err(RouteError::Unknown(why)) => {
             tracing::warn!(%room_id, %why, "a forwarded request's answer was lost");
             Err(ApiError::new(
@@ -337,11 +333,7 @@ pub async fn create_room(
     body: JsonBytes,
 ) -> Result<Response, ApiError> {
     if *state.shutdown.borrow() {
-        return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "unavailable",
-            "the server is shutting down",
-        ));
+        return Err(ApiError::shutting_down());
     }
     let client = state.client_ip(peer.ip(), &headers);
     if !state.limiters.allow_room(client) {

@@ -74,12 +74,7 @@ pub async fn upgrade(
     let client = state.client_ip(peer.ip(), &headers);
     let session = state.accounts.cookie().token_in(&headers);
     let Some(slot) = state.limiters.open_socket(client) else {
-        let message = format!(
-            "at most {} open WebSockets from one address",
-            state.config.limits.connections_per_ip
-        );
-        return ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message)
-            .into_response();
+        return ApiError::too_many_sockets(state.config.limits.connections_per_ip).into_response();
     };
     ws.max_message_size(MAX_CLIENT_FRAME_BYTES)
         .max_frame_size(MAX_CLIENT_FRAME_BYTES)
