@@ -182,8 +182,9 @@ fn every_example_in_the_protocol_doc_is_a_real_message() {
     assert!(seen["http"] >= 6, "REST examples");
 }
 
-/// The `json http` examples of the section headed `### {title}`, in order.
-fn section_examples(markdown: &str, title: &str) -> Vec<Value> {
+/// The examples of kind `info` (`json http`: REST; `json site`: site channel frames) of the
+/// section headed `### {title}`, in order.
+fn section_examples(markdown: &str, title: &str, info: &str) -> Vec<Value> {
     let start = markdown
         .find(&format!("### {title}\n"))
         .unwrap_or_else(|| panic!("a section {title}"));
@@ -191,7 +192,7 @@ fn section_examples(markdown: &str, title: &str) -> Vec<Value> {
     let end = rest.find("\n### ").unwrap_or(rest.len());
     blocks(&rest[..end])
         .into_iter()
-        .filter(|(info, _)| info == "json http")
+        .filter(|(kind, _)| kind == info)
         .map(|(_, body)| serde_json::from_str(&body).unwrap_or_else(|e| panic!("{body}: {e}")))
         .collect()
 }
@@ -214,7 +215,7 @@ async fn the_account_examples_are_what_the_server_takes_and_answers() {
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
     let text = std::fs::read_to_string(path).expect("docs/protocol.md");
-    let examples = section_examples(&text, "Accounts");
+    let examples = section_examples(&text, "Accounts", "json http");
     let [
         register,
         account,
@@ -312,10 +313,12 @@ async fn the_player_examples_are_what_the_server_answers() {
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
     let text = std::fs::read_to_string(path).expect("docs/protocol.md");
-    let [profile, games, h2h, history] = <[Value; 4]>::try_from(section_examples(&text, "Players"))
-        .expect("the four examples of the Players section");
-    let [leaderboard] = <[Value; 1]>::try_from(section_examples(&text, "Leaderboards"))
-        .expect("the example of the Leaderboards section");
+    let [profile, games, h2h, history] =
+        <[Value; 4]>::try_from(section_examples(&text, "Players", "json http"))
+            .expect("the four examples of the Players section");
+    let [leaderboard] =
+        <[Value; 1]>::try_from(section_examples(&text, "Leaderboards", "json http"))
+            .expect("the example of the Leaderboards section");
     let ((_file, url), server) = support::server::sqlite_server_with(|_| {}).await;
     let dara = register(server.addr, "Dara").await;
     let sok = register(server.addr, "Sok").await;
@@ -357,20 +360,6 @@ async fn the_player_examples_are_what_the_server_answers() {
     assert_eq!(answer.body["speeds"]["blitz"][1]["name"], "Sok");
 }
 
-/// The `json site` examples (site channel frames) of the section headed `### {title}`.
-fn site_examples(markdown: &str, title: &str) -> Vec<Value> {
-    let start = markdown
-        .find(&format!("### {title}\n"))
-        .unwrap_or_else(|| panic!("a section {title}"));
-    let rest = &markdown[start + title.len() + 5..];
-    let end = rest.find("\n### ").unwrap_or(rest.len());
-    blocks(&rest[..end])
-        .into_iter()
-        .filter(|(info, _)| info == "json site")
-        .map(|(_, body)| serde_json::from_str(&body).unwrap_or_else(|e| panic!("{body}: {e}")))
-        .collect()
-}
-
 #[tokio::test]
 async fn the_pairing_challenge_and_site_examples_are_what_the_server_takes_and_answers() {
     use support::account::{Auth, get_as, hello_as, post_as, register};
@@ -385,11 +374,18 @@ async fn the_pairing_challenge_and_site_examples_are_what_the_server_takes_and_a
         challenge_request,
         challenge,
         listed,
-    ] = <[Value; 6]>::try_from(section_examples(&text, "Quick pairing and challenges"))
-        .expect("the six examples of the Quick pairing and challenges section");
-    let [welcome, told, gone, start, turn] =
-        <[Value; 5]>::try_from(site_examples(&text, "Site channel `GET /ws/site`"))
-            .expect("the five frames of the Site channel section");
+    ] = <[Value; 6]>::try_from(section_examples(
+        &text,
+        "Quick pairing and challenges",
+        "json http",
+    ))
+    .expect("the six examples of the Quick pairing and challenges section");
+    let [welcome, told, gone, start, turn] = <[Value; 5]>::try_from(section_examples(
+        &text,
+        "Site channel `GET /ws/site`",
+        "json site",
+    ))
+    .expect("the five frames of the Site channel section");
     let (_db, server) = support::server::sqlite_server_with(|_| {}).await;
     let addr = server.addr;
     let dara = register(addr, "Dara").await;
