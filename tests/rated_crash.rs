@@ -23,8 +23,8 @@ const POOL: RatingPool = RatingPool {
     speed: Speed::Rapid,
 };
 
-/// A rated Ouk Chatrang room of Dara (White) and Sok (Black) where White has played e3e4; its
-/// id and invite code.
+/// A rated Ouk Chatrang room of Dara (White) and Sok (Black) where White has played e3e4 and
+/// Black d6d5 (a game ended before every player moved is unrated); its id and invite code.
 async fn rated_game_begun(addr: std::net::SocketAddr, dara: &str, sok: &str) -> (Uuid, String) {
     let body = json!({"game": "ouk-chatrang", "seat": 0, "rated": true,
                       "clock": {"initial_s": 600, "increment_s": 5}});
@@ -43,6 +43,10 @@ async fn rated_game_begun(addr: std::net::SocketAddr, dara: &str, sok: &str) -> 
     let v = welcome["d"]["version"].as_i64().unwrap();
     white.send_move("m1", "e3e4", v).await;
     assert_eq!(white.answer("m1").await["t"], "ack");
+    let (mut black, welcome) = hello_as(addr, Some(sok), json!({"room": code})).await;
+    let v = welcome["d"]["version"].as_i64().unwrap();
+    black.send_move("m1", "d6d5", v).await;
+    assert_eq!(black.answer("m1").await["t"], "ack");
     let id = Uuid::parse_str(created.body["room_id"].as_str().unwrap()).unwrap();
     (id, code)
 }

@@ -3,15 +3,19 @@
 //! steps written out below, not skillratings'; Plackett-Luce by hand for three new players), are
 //! stored once with the game, and show in `game_over` (to players and spectators), in the
 //! snapshot after it, in `GET /api/games/{id}`, in the PGN's tags and in the profile's
-//! `ratings`. An aborted rated game and a casual game change no rating.
+//! `ratings`. An aborted rated game, one a player never moved in, and a casual game change no
+//! rating.
 
 mod support;
 
 use std::f64::consts::PI;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use khanate::clock::Clock;
+use khanate::config::Config;
 use khanate::ratings::{PlayerRating, RatingPool, Skill, Speed};
-use khanate::rules::GameKind;
+use khanate::rules::{AnyGame, GameKind, Rules};
 use khanate::store::Store;
 use serde_json::{Value, json};
 use support::account::{Auth, get_as, hello_as, post_as, register};
@@ -158,8 +162,18 @@ async fn version(addr: std::net::SocketAddr, code: &str) -> i64 {
     summary["version"].as_i64().unwrap()
 }
 
-/// An Ouk Chatrang blitz game (5+2) rated between `white` and `black`: White plays e3e4 and
-/// `loser` (0 or 1) resigns. Returns the room id and the `game_over` frame a spectator saw.
+/// White plays e3e4 and Black d6d5 in the Ouk Chatrang room `code` of `clients` (White first).
+async fn both_move(addr: std::net::SocketAddr, code: &str, clients: &mut [Client]) {
+    for (seat, mv) in ["e3e4", "d6d5"].into_iter().enumerate() {
+        let v = version(addr, code).await;
+        clients[seat].send_move("m1", mv, v).await;
+        assert_eq!(clients[seat].answer("m1").await["t"], "ack", "{mv}");
+    }
+}
+
+/// An Ouk Chatrang blitz game (5+2) rated between `white` and `black`: White plays e3e4, Black
+/// d6d5 (a game ended before every player moved is unrated) and `loser` (0 or 1) resigns.
+/// Returns the room id and the `game_over` frame a spectator saw.
 async fn rated_ouk_game(
     addr: std::net::SocketAddr,
     white: &str,
@@ -170,9 +184,7 @@ async fn rated_ouk_game(
                       "clock": {"initial_s": 300, "increment_s": 2}});
     let (room_id, code, mut clients) = rated_room(addr, white, &[black], body).await;
     let (mut spectator, _) = Client::hello(addr, &code, None, None).await;
-    let v = version(addr, &code).await;
-    clients[0].send_move("m1", "e3e4", v).await;
-    assert_eq!(clients[0].answer("m1").await["t"], "ack");
+    both_move(addr, &code, &mut clients).await;
     clients[loser].command("resign", "r1", json!({})).await;
     assert_eq!(clients[loser].answer("r1").await["t"], "ack");
     let over = spectator.next_of("game_over").await;
@@ -285,9 +297,7 @@ async fn two_players(url: &str) {
     let body = json!({"game": "ouk-chatrang", "seat": 0, "rated": true,
                       "clock": {"days_per_move": 3}});
     let (_, code, mut clients) = rated_room(addr, &dara, &[&sok], body).await;
-    let v = version(addr, &code).await;
-    clients[0].send_move("m1", "e3e4", v).await;
-    assert_eq!(clients[0].answer("m1").await["t"], "ack");
+    both_move(addr, &code, &mut clients).await;
     clients[0].command("resign", "r1", json!({})).await;
     assert_eq!(clients[0].answer("r1").await["t"], "ack");
 
@@ -357,6 +367,19 @@ async fn three_players(url: &str) {
     let (room_id, code, mut clients) =
         rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await;
     let (mut spectator, _) = Client::hello(addr, &code, None, None).await;
+    // Each places a piece (a game ended before every player moved is unrated).
+    let (kind, options) = support::table::game_of("khan-tsin", 3);
+    let mut local = AnyGame::new(kind, &options).unwrap();
+    for ply in 0..3 {
+        let seat = usize::from(local.to_move().unwrap());
+        let mv = local.legal_moves()[0].clone();
+        let cid = format!("p{ply}");
+        clients[seat]
+            .send_move(&cid, &mv, version(addr, &code).await)
+            .await;
+        assert_eq!(clients[seat].answer(&cid).await["t"], "ack", "{mv}");
+        local.play(&mv).unwrap();
+    }
     // Sok resigns first, then Dara: Vann, the last in, wins; Dara is second, Sok third.
     clients[1].command("resign", "r1", json!({})).await;
     assert_eq!(clients[1].answer("r1").await["t"], "ack");
@@ -411,6 +434,48 @@ async fn three_players(url: &str) {
     assert_eq!(vann["games"], 1);
     assert!((vann["mu"].as_f64().unwrap() - (mu + k_mu * 2.0 / 3.0)).abs() < 1e-9);
     assert!(vann.get("rd").is_none() && vann["sigma"].as_f64().is_some());
+    server.shutdown().await;
+}
+
+/// A player who never moves and runs out of time loses the game but no rating, and the winner
+/// gains none: a game that ends before every player moved is unrated, as on lichess.
+#[tokio::test]
+async fn a_no_show_changes_no_rating() {
+    let (_file, url) = support::db::fresh_sqlite_url();
+    let clock = Clock::manual();
+    let mut config = Config::for_tests(&url);
+    config.clock = clock.clone();
+    let server = TestServer::start_with(config).await;
+    let addr = server.addr;
+    let dara = register(addr, "Dara").await;
+    let sok = register(addr, "Sok").await;
+    let body = json!({"game": "ouk-chatrang", "seat": 0, "rated": true,
+                      "clock": {"initial_s": 180, "increment_s": 2}});
+    let (room_id, code, mut clients) = rated_room(addr, &dara, &[&sok], body).await;
+    let v = version(addr, &code).await;
+    clients[0].send_move("m1", "e3e4", v).await;
+    assert_eq!(clients[0].answer("m1").await["t"], "ack");
+    clock.advance(Duration::from_secs(181));
+    let over = clients[0].next_of("game_over").await;
+    assert_eq!(
+        over["d"]["result"],
+        json!({"winner": 0, "reason": "timeout"})
+    );
+    assert_eq!(over["d"].get("ratings"), None, "{over}");
+    let (_, record) = get(addr, &format!("/api/games/{room_id}")).await;
+    assert_eq!(record["result"]["reason"], "timeout", "{record}");
+    assert_eq!(record.get("ratings"), None, "{record}");
+    let pool = RatingPool {
+        game: GameKind::OukChatrang,
+        players: 2,
+        speed: Speed::Blitz,
+    };
+    let ids = [
+        user(&server.store, "dara").await,
+        user(&server.store, "sok").await,
+    ];
+    let ratings = server.store.ratings_of(&ids, pool).await.unwrap();
+    assert_eq!((ratings[&ids[0]].games, ratings[&ids[1]].games), (0, 0));
     server.shutdown().await;
 }
 

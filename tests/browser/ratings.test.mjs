@@ -57,8 +57,11 @@ test('a rated game shows each rating change on the result, to players and specta
   const watcher = await newPage(t, browser);
   await openRoom(watcher, invite);
   for (const page of [dara, sok]) await waitForRoom(page, { status: 'playing' });
+  // Both move (a game ended before every player moved is unrated), then Black resigns.
   await playMove(dara, ['e3', 'e4']);
   await waitForRoom(sok, { toMove: '1' });
+  await playMove(sok, ['d6', 'd5']);
+  await waitForRoom(dara, { toMove: '0' });
   await sok.click('#resign');
 
   const expected = ['White (Dara): 1500 → 1662 +162', 'Black (Sok): 1500 → 1338 -162'];

@@ -270,6 +270,13 @@ impl RoomState {
             .flatten()
     }
 
+    /// Whether every seat has made at least one move. A game that ends before (a player who
+    /// never moved, resigned or ran out of time before their first move) is not rated, as on
+    /// lichess: until then it could have been aborted.
+    pub fn every_seat_moved(&self) -> bool {
+        self.moved.iter().all(|&moved| moved)
+    }
+
     /// What a command of `by` (`None`: a spectator's connection) decides, or why it is refused.
     /// `absence` is what the room task knows of an absent seat on move, for the claims against
     /// it. Spectators may only chat (`not_a_player` otherwise). A refusal changes nothing; the
