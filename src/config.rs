@@ -485,17 +485,17 @@ impl Config {
         }
     }
 
-    /// A warning for the operator when the server listens beyond loopback without a public URL
-    /// or allowed origins: browsers then reach it by name, and WebSockets from pages whose
+    /// A warning for the operator when the server, listening on `listening` (the address bound,
+    /// so port 0 shows as the port the system chose), listens beyond loopback without a public
+    /// URL or allowed origins: browsers then reach it by name, and WebSockets from pages whose
     /// host is a name are refused (DNS rebinding, see `--public-url`).
-    pub fn origin_warning(&self) -> Option<String> {
-        let exposed = !self.bind.ip().is_loopback();
+    pub fn origin_warning(&self, listening: SocketAddr) -> Option<String> {
+        let exposed = !listening.ip().is_loopback();
         (exposed && self.public_url.is_none() && self.allowed_origins.is_empty()).then(|| {
             format!(
-                "listening on {} without --public-url or --allowed-origins: browsers may open \
-                 WebSockets only from pages reached by an IP address or localhost (or through a \
-                 --trusted-proxies proxy); set --public-url to the address people use",
-                self.bind
+                "listening on {listening} without --public-url or --allowed-origins: browsers \
+                 may open WebSockets only from pages reached by an IP address or localhost (or \
+                 through a --trusted-proxies proxy); set --public-url to the address people use"
             )
         })
     }
@@ -587,18 +587,25 @@ mod tests {
     #[test]
     fn a_bind_beyond_loopback_without_a_public_url_is_warned_about() {
         let mut config = Config::for_tests("sqlite::memory:");
-        assert_eq!(config.origin_warning(), None, "loopback");
-        config.bind = "0.0.0.0:8080".parse().unwrap();
-        let warning = config.origin_warning().expect("a warning");
+        let loopback = "127.0.0.1:8080".parse().unwrap();
+        assert_eq!(config.origin_warning(loopback), None, "loopback");
+        // Asked for port 0, bound to the port the system chose: the warning names that one.
+        config.bind = "0.0.0.0:0".parse().unwrap();
+        let exposed = "0.0.0.0:41234".parse().unwrap();
+        let warning = config.origin_warning(exposed).expect("a warning");
         assert!(warning.contains("--public-url"), "{warning}");
+        assert!(
+            warning.starts_with("listening on 0.0.0.0:41234 "),
+            "{warning}"
+        );
         config.public_url = Some("https://games.example.org".into());
-        assert_eq!(config.origin_warning(), None);
+        assert_eq!(config.origin_warning(exposed), None);
         config.public_url = None;
         config.allowed_origins = vec!["https://games.example.org".into()];
-        assert_eq!(config.origin_warning(), None);
+        assert_eq!(config.origin_warning(exposed), None);
         config.allowed_origins.clear();
-        config.bind = "[::1]:8080".parse().unwrap();
-        assert_eq!(config.origin_warning(), None, "IPv6 loopback");
+        let ipv6_loopback = "[::1]:8080".parse().unwrap();
+        assert_eq!(config.origin_warning(ipv6_loopback), None, "IPv6 loopback");
     }
 
     #[test]

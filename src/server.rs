@@ -86,11 +86,11 @@ pub async fn start(config: Config) -> Result<Running, StartError> {
         addr: config.bind,
         source,
     };
-    if let Some(warning) = config.origin_warning() {
-        tracing::warn!("{warning}");
-    }
     let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
+    if let Some(warning) = config.origin_warning(addr) {
+        tracing::warn!("{warning}");
+    }
     let internal_listener = match cluster.as_ref().and_then(|mode| mode.internal_bind) {
         Some(internal) => {
             let bind_error = |source| StartError::Bind {
