@@ -2,7 +2,8 @@
 // play it to a resignation; both players' pages and a spectator's show each rating change on the
 // result ("+162", "-162"), and so does the game's page /g/{room_id}, and each player's page shows
 // the new rating ("1662?", provisional) with its history plot; an anonymous visitor who tries to
-// take a seat of a rated room is told to log in; the leaderboard page lists its speeds.
+// take a seat of a rated room is told to log in; the leaderboard page, reached from the home page's
+// header, lists its speeds; the player's page and the leaderboard name the logged-in account.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -100,10 +101,27 @@ test('a rated game shows each rating change on the result, to players and specta
     assert.match(await section.locator('svg.rating-plot circle title').textContent(), new RegExp(`^Blitz ${rating.slice(0, -1)} · \\d{4}-\\d\\d-\\d\\d$`));
   }
   await screenshot(page, 'profile-ratings');
+
+  // Another player's page and a leaderboard name the logged-in account in their header.
+  for (const path of ['@/Sok', 'leaderboard/ouk-chatrang']) {
+    await dara.goto(`${server.url}/${path}`);
+    await dara.waitForSelector('#account-link[data-checked]');
+    assert.equal(await dara.locator('#account-link').innerText(), 'Dara');
+    assert.ok((await dara.locator('#account-link').getAttribute('href')).endsWith('/@/Dara'));
+    assert.equal(await dara.locator('#settings-link').isVisible(), true);
+  }
 });
 
 test('the leaderboard page shows every speed of a game, and says when there is no such board', async (t) => {
-  const page = await newPage(t, browser);
+  const page = await newPage(t, browser, { viewport: 'phone' });
+  // The home page's header leads to the leaderboards; nobody is logged in on this page.
+  await page.goto(`${server.url}/`);
+  await page.click('#leaderboard-link');
+  await page.waitForSelector('#leaderboard[data-ready="true"]');
+  assert.equal(await page.locator('#title').innerText(), 'Khan: leaderboard');
+  await page.waitForSelector('#account-link[data-checked]');
+  assert.equal(await page.locator('#account-link').innerText(), 'Log in');
+  assert.equal(await page.locator('#settings-link').isVisible(), false);
   await page.goto(`${server.url}/leaderboard/khan-tsin-3`);
   await page.waitForSelector('#leaderboard[data-ready="true"]');
   assert.equal(await page.locator('#title').innerText(), 'Khan-Tsin, 3 players: leaderboard');

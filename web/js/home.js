@@ -2,12 +2,12 @@
 // (online, against the computer, or pass-and-play), the lobby of public rooms waiting for
 // players, links to the rules.
 
-import { account, createRoom, joinRoom, lobby, roomUrl } from './api.js';
+import { createRoom, joinRoom, lobby, roomUrl } from './api.js';
 import { lobbyMeta, refreshRecent } from './recent.js';
 import { refreshMyGames } from './my-games.js';
 import { t, setUpLanguage, onLanguageChange, colorName, errorText } from './i18n.js';
 import { everyHeldSeat, keepSeat, lastName, rememberName, takeEverySeat } from './seats.js';
-import { profileUrl } from './who.js';
+import { showAccount } from './header.js';
 import { setUpQuickPairing } from './quick.js';
 import { openSiteChannel } from './site.js';
 import { GAMES, gameInfo } from './games.js';
@@ -328,22 +328,12 @@ refreshLobby();
 setInterval(refreshLobby, LOBBY_REFRESH_MS);
 setUpQuickPairing();
 
-// The header names the logged-in account, linked to the player's page, with the account's
-// settings beside it; `data-checked` says the page knows (the tests wait for it). A logged-in
-// player may make a rated game.
-account()
-  .catch(() => null)
-  .then((me) => {
-    const link = $('#account-link');
-    if (me) {
-      loggedIn = true;
-      refreshForm();
-      link.removeAttribute('data-i18n');
-      link.textContent = me.name;
-      link.setAttribute('href', profileUrl(me.name));
-      $('#settings-link').hidden = false;
-      if (!holdsSeats) refreshMyGames();
-      openSiteChannel();
-    }
-    link.dataset.checked = 'true';
-  });
+// The header names the logged-in account (see header.js). A logged-in player may make a rated
+// game.
+showAccount().then((me) => {
+  if (!me) return;
+  loggedIn = true;
+  refreshForm();
+  if (!holdsSeats) refreshMyGames();
+  openSiteChannel();
+});

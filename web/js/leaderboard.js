@@ -6,6 +6,7 @@ import { leaderboard } from './api.js';
 import { GAMES } from './games.js';
 import { t, setUpLanguage, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
+import { showAccount } from './header.js';
 import { SPEEDS, gameKeyName } from './ratings.js';
 
 /** @typedef {import('./protocol.js').Leaderboard} Leaderboard */
@@ -75,6 +76,7 @@ function render(answer) {
 
 async function start() {
   setUpLanguage();
+  showAccount();
   /** @type {Leaderboard | null} */
   let answer = null;
   try {

@@ -8,11 +8,12 @@
 // Between the results and the games, the player's ratings by game and speed (each with its
 // games, "?" while provisional) and their history as a plot (GET api/users/{name}/rating-history).
 
-import { ApiError, account, gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
+import { ApiError, gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
 import { openSiteChannel } from './site.js';
 import { GAMES } from './games.js';
 import { colorName, errorText, language, onLanguageChange, setUpLanguage, t } from './i18n.js';
 import { against, profileUrl, withPlayer } from './who.js';
+import { showAccount } from './header.js';
 import { $, $button, $input, $select } from './dom.js';
 import { renderRatings } from './ratings.js';
 
@@ -243,7 +244,7 @@ async function start() {
   $('#player').hidden = false;
   $input('#filter-vs').value = filters().vs;
   renderProfile();
-  const me = await account().catch(() => null);
+  const me = await showAccount();
   if (me) openSiteChannel();
   if (me && !profile.deleted && me.name.toLowerCase() !== profile.name.toLowerCase()) setUpChallenge();
   if (profile.deleted) {

@@ -478,6 +478,7 @@ export default {
   'speed.correspondence': 'Correspondence',
   'leaderboard.title': '{game}: leaderboard',
   'leaderboard.hint': 'The top 50 players whose rating is not provisional and who played a rated game in the last 30 days.',
+  'leaderboard.link': 'Leaderboards',
   'leaderboard.empty': 'Nobody yet.',
   'leaderboard.rank': '#',
   'leaderboard.player': 'Player',

@@ -478,6 +478,7 @@ export default {
   'speed.correspondence': '통신 대국',
   'leaderboard.title': '{game}: 순위표',
   'leaderboard.hint': '임시 레이팅이 아니고 최근 30일 안에 레이팅 대국을 둔 상위 50명.',
+  'leaderboard.link': '순위표',
   'leaderboard.empty': '아직 아무도 없습니다.',
   'leaderboard.rank': '#',
   'leaderboard.player': '참가자',
