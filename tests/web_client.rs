@@ -15,7 +15,8 @@
 //!
 //! `KHANATE_BROWSER_TESTS=khan` runs only the files whose names contain `khan`;
 //! `KHANATE_BROWSER_TESTS=accounts,profile` those containing either.
-//! `tests/js/*.test.mjs` (the client's pure modules, such as the room-state reducer) run with
+//! `tests/js/*.test.mjs` (client modules without a browser: the room-state reducer, the socket's
+//! failover on a fake WebSocket) run with
 //! plain `node --test`, no browser and no server, in a test of their own; and TypeScript's checker
 //! reads every module of `web/js` over its JSDoc types (`tests/browser/tsconfig.json`: `allowJs`,
 //! `checkJs`, `strict`, `noEmit`), in a third, and refuses a module with type errors in a fourth.
@@ -289,9 +290,10 @@ fn the_type_check_refuses_a_type_error() {
     );
 }
 
-/// `tests/js`: the client's modules that need no browser (web/js/room-state.js), by `node --test`.
+/// `tests/js`: the client's modules that need no browser (the room-state reducer
+/// web/js/room/state.js; web/js/socket.js's failover on a fake WebSocket), by `node --test`.
 #[test]
-fn the_room_state_reducer_passes_its_node_tests() {
+fn the_client_modules_pass_their_node_tests() {
     check_node();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js");
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)

@@ -1,5 +1,5 @@
 // The room-state reducer (web/js/room/state.js) over the server's frames, without a browser:
-// run by `node --test tests/js` (tests/web_client.rs `the_room_state_reducer_passes_its_node_tests`).
+// run by `node --test tests/js` (tests/web_client.rs `the_client_modules_pass_their_node_tests`).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

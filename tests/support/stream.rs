@@ -2,8 +2,10 @@
 //! when its socket closes (a node killed, terminated or fenced, a relay closed) or falls silent
 //! (a node frozen: it pings every second and gives up 3 s after the last frame it heard, as
 //! docs/protocol.md "Heartbeat" says a client does), reconnects with `last_v` through the next
-//! of its entrances, as the web client does. For the cluster tests, which compare what each
-//! client saw with the stored log.
+//! of its entrances, as the web client does; after a silence, or a WebSocket handshake not
+//! answered within [`OPEN_TIMEOUT`], it asks the proxy for another node with the next `via` (as
+//! the web client does, docs/deploy/cluster.md "The proxy"). For the cluster tests, which compare
+//! what each client saw with the stored log.
 
 #![allow(dead_code)]
 
@@ -17,9 +19,12 @@ use super::ws::{Client, End};
 
 /// How long a (re)connection may take: through the lease's expiry and a takeover.
 const RECONNECT_DEADLINE: Duration = Duration::from_secs(20);
-/// How long one WebSocket handshake, and the hello's welcome, may take: past nginx's read timeout
-/// (8 s as shipped), after which nginx sends an upgrade it had sent to a frozen node (whose kernel
-/// accepts TCP but which never answers) on to the next one.
+/// How long a WebSocket handshake may take: a live node upgrades at once, a frozen one (whose
+/// kernel accepts TCP but which never answers) never does, and nginx would wait its read timeout
+/// (8 s as shipped) before sending the upgrade on to another node. The web client's
+/// `OPEN_WITHIN_MS` (web/js/socket.js).
+const OPEN_TIMEOUT: Duration = Duration::from_millis(1500);
+/// How long the hello's welcome may take: through a dead owner's lease and a takeover.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a client pings (docs/protocol.md "Heartbeat": about every second).
 const PING_EVERY: Duration = Duration::from_secs(1);
@@ -37,10 +42,13 @@ pub enum Entrance {
 }
 
 impl Entrance {
-    fn url(self, room: &str) -> String {
+    /// The socket URL; through the proxy with `via` (from 1) after a node fell silent or never
+    /// answered, which the shipped nginx-cluster.conf hashes with the room.
+    fn url(self, room: &str, via: u32) -> String {
         match self {
             Entrance::Node(addr) => format!("ws://{addr}/ws"),
-            Entrance::Proxy(addr) => format!("ws://{addr}/ws?room={room}"),
+            Entrance::Proxy(addr) if via == 0 => format!("ws://{addr}/ws?room={room}"),
+            Entrance::Proxy(addr) => format!("ws://{addr}/ws?room={room}&via={via}"),
         }
     }
 }
@@ -90,6 +98,8 @@ pub struct Follower {
     entrances: Vec<Entrance>,
     /// The entrance of the current connection.
     at: usize,
+    /// How many times a path fell silent or never answered a handshake: the proxy's `via`.
+    via: u32,
     client: Client,
     /// The snapshot's version at the first hello: the events after it are all in `events`.
     pub start_v: i64,
@@ -114,12 +124,14 @@ impl Follower {
     /// `entrances` that serves it.
     pub async fn join(room: &str, token: Option<&str>, entrances: &[Entrance]) -> Follower {
         assert!(!entrances.is_empty(), "a follower needs an entrance");
-        let (client, at, snapshot) = connect(room, token, entrances, 0, None).await;
+        let mut via = 0;
+        let (client, at, snapshot) = connect(room, token, entrances, 0, None, &mut via, None).await;
         let mut follower = Follower {
             room: room.to_owned(),
             token: token.map(str::to_owned),
             entrances: entrances.to_vec(),
             at,
+            via,
             client,
             start_v: 0,
             v: 0,
@@ -208,12 +220,17 @@ impl Follower {
         let at = Instant::now();
         let from = self.entrance();
         let next = (self.at + 1) % self.entrances.len();
+        if silent {
+            self.via += 1;
+        }
         let (client, entrance, snapshot) = connect(
             &self.room,
             self.token.as_deref(),
             &self.entrances,
             next,
             Some(self.v),
+            &mut self.via,
+            silent.then_some(self.at),
         )
         .await;
         self.client = client;
@@ -292,21 +309,42 @@ impl Follower {
 
 /// Says hello through `entrances`, starting at `first` and going round them until one serves the
 /// room: the client, the index of its entrance and the snapshot if one came before the first
-/// event. Panics after [`RECONNECT_DEADLINE`], or on a refusal that retrying cannot cure.
+/// event. `via` goes up at each handshake not answered in time; a node's own entrance that fell
+/// silent (`silent`) or did not answer is not tried again while another is left. Panics after
+/// [`RECONNECT_DEADLINE`], or on a refusal that retrying cannot cure.
 async fn connect(
     room: &str,
     token: Option<&str>,
     entrances: &[Entrance],
     first: usize,
     last_v: Option<i64>,
+    via: &mut u32,
+    silent: Option<usize>,
 ) -> (Client, usize, Option<Value>) {
     let deadline = Instant::now() + RECONNECT_DEADLINE;
     let mut failures = Vec::new();
+    let mut shunned = Vec::new();
+    let shun = |at: usize, shunned: &mut Vec<usize>| {
+        if matches!(entrances[at], Entrance::Node(_)) && !shunned.contains(&at) {
+            shunned.push(at);
+        }
+    };
+    if let Some(at) = silent {
+        shun(at, &mut shunned);
+    }
     for attempt in 0.. {
         let at = (first + attempt) % entrances.len();
-        match hello(room, token, entrances[at], last_v).await {
+        if shunned.contains(&at) && shunned.len() < entrances.len() {
+            continue;
+        }
+        match hello(room, token, entrances[at], last_v, *via).await {
             Ok((client, snapshot)) => return (client, at, snapshot),
-            Err(why) => failures.push(why),
+            Err(Failure::Unopened(why)) => {
+                *via += 1;
+                shun(at, &mut shunned);
+                failures.push(why);
+            }
+            Err(Failure::Other(why)) => failures.push(why),
         }
         assert!(
             Instant::now() < deadline,
@@ -317,17 +355,32 @@ async fn connect(
     unreachable!()
 }
 
-/// One hello through `entrance`: the client and the snapshot if one led, or why not.
+/// Why a hello did not get in.
+enum Failure {
+    /// The WebSocket handshake was not answered within [`OPEN_TIMEOUT`].
+    Unopened(String),
+    Other(String),
+}
+
+impl From<String> for Failure {
+    fn from(why: String) -> Failure {
+        Failure::Other(why)
+    }
+}
+
+/// One hello through `entrance` (`via`: see [`Entrance::url`]): the client and the snapshot if
+/// one led, or why not.
 async fn hello(
     room: &str,
     token: Option<&str>,
     entrance: Entrance,
     last_v: Option<i64>,
-) -> Result<(Client, Option<Value>), String> {
-    let url = entrance.url(room);
-    let mut client = tokio::time::timeout(HANDSHAKE_TIMEOUT, Client::connect(&url))
+    via: u32,
+) -> Result<(Client, Option<Value>), Failure> {
+    let url = entrance.url(room, via);
+    let mut client = tokio::time::timeout(OPEN_TIMEOUT, Client::connect(&url))
         .await
-        .map_err(|_| format!("{url}: no handshake within {HANDSHAKE_TIMEOUT:?}"))??;
+        .map_err(|_| Failure::Unopened(format!("{url}: no handshake within {OPEN_TIMEOUT:?}")))??;
     let mut d = json!({"protocol": 1, "room": room});
     if let Some(token) = token {
         d["token"] = json!(token);
@@ -338,13 +391,15 @@ async fn hello(
     client.send(&json!({"t": "hello", "d": d})).await;
     // A hello through a node that froze meanwhile is never answered: given up like a handshake.
     let welcome = match client.next_within(HANDSHAKE_TIMEOUT).await {
-        None => return Err(format!("{url}: no welcome within {HANDSHAKE_TIMEOUT:?}")),
+        None => return Err(format!("{url}: no welcome within {HANDSHAKE_TIMEOUT:?}").into()),
         Some(Ok(frame)) if frame["t"] == "welcome" => frame,
         Some(Ok(frame)) => panic!("{url}: a hello answered {frame}"),
         Some(Err(End::Closed(Some(code @ (1012 | 1013))))) => {
-            return Err(format!("{url}: closed {code} (try again)"));
+            return Err(format!("{url}: closed {code} (try again)").into());
         }
-        Some(Err(End::Closed(None))) => return Err(format!("{url}: ended before the welcome")),
+        Some(Err(End::Closed(None))) => {
+            return Err(format!("{url}: ended before the welcome").into());
+        }
         Some(Err(End::Closed(code))) => {
             panic!("{url}: a hello for {room} was closed with {code:?}")
         }
@@ -354,9 +409,11 @@ async fn hello(
         return Ok((client, None));
     }
     match client.next_within(HANDSHAKE_TIMEOUT).await {
-        None => Err(format!("{url}: no snapshot within {HANDSHAKE_TIMEOUT:?}")),
+        None => Err(format!("{url}: no snapshot within {HANDSHAKE_TIMEOUT:?}").into()),
         Some(Ok(frame)) if frame["t"] == "snapshot" => Ok((client, Some(frame))),
         Some(Ok(frame)) => panic!("{url}: after the welcome came {frame}"),
-        Some(Err(End::Closed(code))) => Err(format!("{url}: closed {code:?} after the welcome")),
+        Some(Err(End::Closed(code))) => {
+            Err(format!("{url}: closed {code:?} after the welcome").into())
+        }
     }
 }

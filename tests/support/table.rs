@@ -286,6 +286,22 @@ impl Table {
         let next = self.ack_times.iter().find(|a| **a > at);
         *next.unwrap_or_else(|| panic!("room {} did not go on", self.id)) - at
     }
+
+    /// The longest the room went without an acknowledged move from `at` on (from `at` to the
+    /// first ack after it, or between two acks after it), and when that began (after `at`).
+    /// Unlike [`Table::next_ack_after`], an ack that was on its way when a node froze at `at`
+    /// does not hide the stall after it. Panics if no move was acknowledged after `at`.
+    pub fn longest_without_ack_after(&self, at: Instant) -> (Duration, Duration) {
+        let after: Vec<Instant> = std::iter::once(at)
+            .chain(self.ack_times.iter().copied().filter(|a| *a > at))
+            .collect();
+        assert!(after.len() > 1, "room {} did not go on", self.id);
+        after
+            .windows(2)
+            .map(|w| (w[1] - w[0], w[0] - at))
+            .max()
+            .unwrap()
+    }
 }
 
 /// The node owning the most of `owners` (indices of nodes, one a room).

@@ -98,13 +98,16 @@ export async function lobby() {
 /**
  * The WebSocket URL for a room, next to the pages under the same base. The room in the query is
  * only for a proxy that sends every client of one room to the same node
- * (docs/deploy/nginx-cluster.conf); the hello decides.
+ * (docs/deploy/nginx-cluster.conf); the hello decides. `via` (from 1; 0: none) asks such a proxy
+ * for another node than the room's usual one, after that node fell silent or never answered.
  * @param {string} room
+ * @param {number} [via]
  */
-export function socketUrl(room) {
+export function socketUrl(room, via = 0) {
   const url = new URL('ws', document.baseURI);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   url.searchParams.set('room', room);
+  if (via > 0) url.searchParams.set('via', String(via));
   return url.href;
 }
 

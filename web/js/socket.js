@@ -65,6 +65,12 @@ const LONGEST_RETRY_MS = 15_000;
 // either job: the browser answers them without telling the page.
 const PING_EVERY_MS = 1_000;
 const ANSWER_WITHIN_MS = 3_000;
+// A live server upgrades a WebSocket at once; a frozen one behind a proxy never does, and the
+// proxy waits its read timeout (8 s as shipped) before trying another node. So a socket not open
+// within OPEN_WITHIN_MS is given up, and, like one that fell silent, reconnects with the next
+// `via` in its URL: docs/deploy/nginx-cluster.conf hashes it with the room, so the proxy most
+// likely picks another node (docs/deploy/cluster.md "The proxy").
+const OPEN_WITHIN_MS = 1_500;
 
 // Client ids must never repeat for a seat (the server keeps a room's acks by cid for its whole
 // life), so each page load draws its own prefix.
@@ -92,10 +98,15 @@ export class RoomSocket {
     /** @type {Map<string, PendingCommand>} */
     this.pending = new Map();
     this.attempts = 0;
+    // How many times a node this socket went through fell silent or never opened the socket:
+    // the `via` of the URL (see OPEN_WITHIN_MS).
+    this.via = 0;
     /** @type {WebSocket | null} */
     this.ws = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's OPEN_WITHIN_MS */
+    this.openTimer = undefined;
     /** @type {ReturnType<typeof setInterval> | undefined} */
     this.heartbeat = undefined;
     /** @type {string | null} the code of the hello's `error` frame, if one came */
@@ -122,9 +133,15 @@ export class RoomSocket {
     this.retryAt = null;
     this.error = null;
     this.setState('connecting');
-    const ws = new WebSocket(socketUrl(this.route));
+    const ws = new WebSocket(socketUrl(this.route, this.via));
     this.ws = ws;
+    clearTimeout(this.openTimer);
+    this.openTimer = setTimeout(() => {
+      if (ws === this.ws && ws.readyState === WebSocket.CONNECTING) this.giveUp(ws);
+    }, OPEN_WITHIN_MS);
     ws.onopen = () => {
+      if (ws !== this.ws) return;
+      clearTimeout(this.openTimer);
       /** @type {{ protocol: number, room: string, token?: string, name?: string, last_v?: number }} */
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
@@ -264,15 +281,24 @@ export class RoomSocket {
   beat() {
     const now = Date.now();
     if (this.unansweredSince !== null && now - this.unansweredSince > ANSWER_WITHIN_MS) {
-      const ws = this.ws;
-      this.ws = null;
-      ws?.close();
-      this.dropped(1006);
+      this.giveUp(this.ws);
       return;
     }
     this.ws?.send(JSON.stringify({ t: 'ping' }));
     this.pingAt = now;
     this.unansweredSince ??= now;
+  }
+
+  /**
+   * Gives up on `ws`, which fell silent or never opened: the next connection asks for another
+   * node (`via`).
+   * @param {WebSocket | null} ws
+   */
+  giveUp(ws) {
+    this.ws = null;
+    ws?.close();
+    this.via += 1;
+    this.dropped(1006);
   }
 
   stopHeartbeat() {
@@ -289,6 +315,7 @@ export class RoomSocket {
   close() {
     this.closing = true;
     clearTimeout(this.timer);
+    clearTimeout(this.openTimer);
     this.stopHeartbeat();
     window.removeEventListener('online', this.wake);
     const ws = this.ws;

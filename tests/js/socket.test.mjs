@@ -1,0 +1,131 @@
+// The room socket's failover (web/js/socket.js) without a browser, on mocked timers and a fake
+// WebSocket: a socket not opened within 1.5 s (a frozen node behind the proxy: its kernel takes
+// the connection, nothing answers) and a connection that falls silent are given up, and the next
+// connection asks the proxy for another node with `via` (docs/deploy/cluster.md "The proxy").
+// Run by `node --test tests/js` (tests/web_client.rs `the_client_modules_pass_their_node_tests`).
+
+import assert from 'node:assert/strict';
+import { beforeEach, mock, test } from 'node:test';
+
+/** Every WebSocket the socket made, oldest first. */
+let sockets = [];
+
+class FakeWebSocket {
+  static CONNECTING = 0;
+  static OPEN = 1;
+  static CLOSED = 3;
+
+  /** @param {string} url */
+  constructor(url) {
+    this.url = new URL(url);
+    this.readyState = FakeWebSocket.CONNECTING;
+    /** @type {object[]} */
+    this.sent = [];
+    this.onopen = () => {};
+    this.onmessage = (_message) => {};
+    this.onclose = (_event) => {};
+    sockets.push(this);
+  }
+
+  send(text) {
+    this.sent.push(JSON.parse(text));
+  }
+
+  close() {
+    this.readyState = FakeWebSocket.CLOSED;
+  }
+
+  /** The server upgrades the socket and welcomes the hello. */
+  welcome() {
+    this.readyState = FakeWebSocket.OPEN;
+    this.onopen();
+    this.onmessage({ data: JSON.stringify({ t: 'welcome', d: { room_id: 'r1' } }) });
+  }
+}
+
+globalThis.WebSocket = /** @type {any} */ (FakeWebSocket);
+globalThis.window = /** @type {any} */ ({ addEventListener() {}, removeEventListener() {} });
+globalThis.document = /** @type {any} */ ({ baseURI: 'https://games.example.org/' });
+mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'] });
+const { RoomSocket } = await import('../../web/js/socket.js');
+
+/** The last socket's `via`, or null without one. */
+function lastVia() {
+  return sockets.at(-1).url.searchParams.get('via');
+}
+
+/** Moves the mocked clock on by `ms`, 100 ms at a time (each timer fires in its step). */
+function wait(ms) {
+  for (let i = 0; i < ms / 100; i += 1) mock.timers.tick(100);
+}
+
+function roomSocket() {
+  return new RoomSocket({ room: 'r1', route: 'K7QX', token: 't1', onFrame() {}, onState() {} });
+}
+
+beforeEach(() => {
+  sockets = [];
+});
+
+test('a socket the proxy never upgrades is given up after 1.5 s, and the next asks for another node', () => {
+  const socket = roomSocket();
+  assert.equal(sockets.length, 1);
+  assert.equal(sockets[0].url.href, 'wss://games.example.org/ws?room=K7QX');
+  wait(1_400);
+  assert.equal(sockets.length, 1, 'still waiting for the upgrade');
+  wait(200);
+  assert.equal(sockets[0].readyState, FakeWebSocket.CLOSED);
+  assert.equal(socket.state, 'offline');
+  wait(600); // the first retry comes within 250 to 500 ms
+  assert.equal(sockets.length, 2);
+  assert.equal(lastVia(), '1');
+  // Not upgraded either: the third asks for yet another.
+  wait(1_600 + 1_100);
+  assert.equal(sockets.length, 3);
+  assert.equal(lastVia(), '2');
+  // This one is: the socket stays, and says hello there.
+  sockets[2].welcome();
+  assert.equal(socket.state, 'online');
+  assert.equal(sockets[2].sent[0].t, 'hello');
+  for (let i = 0; i < 5; i += 1) {
+    wait(1_000);
+    sockets[2].onmessage({ data: JSON.stringify({ t: 'pong' }) });
+  }
+  assert.equal(sockets.length, 3, 'a socket that pongs is kept');
+  socket.close();
+});
+
+test('a connection that falls silent is given up, and the next asks for another node', () => {
+  const socket = roomSocket();
+  sockets[0].welcome();
+  assert.equal(socket.state, 'online');
+  // Answered pings keep it.
+  for (let i = 0; i < 5; i += 1) {
+    wait(1_000);
+    sockets[0].onmessage({ data: JSON.stringify({ t: 'pong' }) });
+  }
+  assert.equal(sockets.length, 1);
+  // Then nothing comes back: at the first tick more than 3 s after the first unanswered ping
+  // (sent a second after the last pong), it is dropped.
+  wait(4_900);
+  assert.equal(sockets[0].readyState, FakeWebSocket.OPEN);
+  wait(200);
+  assert.equal(sockets[0].readyState, FakeWebSocket.CLOSED);
+  wait(600);
+  assert.equal(sockets.length, 2);
+  assert.equal(lastVia(), '1');
+  sockets[1].welcome();
+  assert.equal(socket.state, 'online');
+  socket.close();
+});
+
+test('a socket the server closes comes back through the same node', () => {
+  const socket = roomSocket();
+  sockets[0].welcome();
+  sockets[0].readyState = FakeWebSocket.CLOSED;
+  sockets[0].onclose({ code: 1012 });
+  wait(600);
+  assert.equal(sockets.length, 2);
+  assert.equal(lastVia(), null);
+  socket.close();
+});
