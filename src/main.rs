@@ -183,6 +183,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             database_url,
             action,
         }) => runtime()?.block_on(async {
+            if let Some(file) = Store::absent_sqlite_file(&database_url) {
+                anyhow::bail!(
+                    "no database at {}: `khanate user` works on the server's database; run it \
+                     where the server keeps its database or name it with --database-url \
+                     (DATABASE_URL)",
+                    file.display()
+                );
+            }
             let store = Store::connect(&database_url).await?;
             let text = operators::run(&store, action.into()).await;
             store.close().await;

@@ -31,6 +31,21 @@ fn khanate(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// A mistyped SQLite path is refused, saying where it looked, and no empty database is made
+/// there (an operator would otherwise see "no account is named ..." for every name).
+#[test]
+fn a_sqlite_file_that_does_not_exist_is_refused_not_created() {
+    let (file, url) = support::db::fresh_sqlite_url();
+    let missing = file.path().to_path_buf();
+    let (ok, out, err) = user(&url, &["list"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains(&format!("no database at {}", missing.display())),
+        "{err}"
+    );
+    assert!(!missing.exists(), "an empty database was created");
+}
+
 #[tokio::test]
 async fn operators_list_show_disable_enable_and_reset_passwords() {
     let ((_file, url), server) = sqlite_server_with(|_| {}).await;

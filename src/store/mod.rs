@@ -190,6 +190,15 @@ impl Store {
         Ok(store)
     }
 
+    /// The file of a `sqlite:` `url` when that file does not exist yet (`None` for PostgreSQL, an
+    /// in-memory database or an existing file): [`Store::connect`] would create an empty
+    /// database there, which an operator's command on a mistyped path must not do.
+    pub fn absent_sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+        url.starts_with("sqlite:")
+            .then(|| sqlite::absent_file(url))
+            .flatten()
+    }
+
     /// `"postgres"` or `"sqlite"`.
     pub fn backend_name(&self) -> &'static str {
         match self {

@@ -112,6 +112,17 @@ impl SqliteStore {
 }
 
 /// Whether `url` names an in-memory database (`sqlite::memory:` or `?mode=memory`).
+/// The file a `sqlite:` `url` names, when it names a file that does not exist (`None` for an
+/// in-memory database, a file that exists, or a URL sqlx cannot read).
+pub fn absent_file(url: &str) -> Option<std::path::PathBuf> {
+    if is_memory_url(url) {
+        return None;
+    }
+    let options = SqliteConnectOptions::from_str(url).ok()?;
+    let file = options.get_filename();
+    (!file.exists()).then(|| file.to_path_buf())
+}
+
 fn is_memory_url(url: &str) -> bool {
     let rest = url.strip_prefix("sqlite:").unwrap_or(url);
     let rest = rest.strip_prefix("//").unwrap_or(rest);
