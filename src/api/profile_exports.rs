@@ -82,7 +82,7 @@ fn export_query(query: Option<&str>) -> Result<PageQuery, ApiError> {
     let asked = page_query(query)?;
     if asked.limit.is_some() || asked.before.is_some() {
         return Err(ApiError::bad_request(
-            "an export is every game: it takes game= and vs= only",
+            "an export is every game: it takes no limit= or before=",
         ));
     }
     Ok(asked)
