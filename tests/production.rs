@@ -61,6 +61,9 @@ async fn room_creation_is_limited_per_client_address_seen_through_trusted_proxie
         (status, body["error"]["code"].as_str()),
         (429, Some("rate_limited"))
     );
+    // When to come back: two rooms a minute, so one more in at most 30 s.
+    let retry_after = body["error"]["retry_after"].as_u64().expect("retry_after");
+    assert!((29..=30).contains(&retry_after), "{body}");
     // Another client behind the same proxy is not affected, nor is the rest of the server.
     assert_eq!(
         create(&server, &[("x-forwarded-for", "203.0.113.8")])

@@ -308,8 +308,7 @@ async fn the_exports_stream_every_game_over_several_pages() {
     // games.pgn takes no game= either, so the refusal of a page names only what both refuse.
     let answer = get_as(addr, "/api/users/dara/games.pgn?limit=1", Auth::None).await;
     assert_eq!(
-        answer.body["error"]["message"],
-        "an export is every game: it takes no limit= or before=",
+        answer.body["error"]["message"], "an export is every game: it takes no limit= or before=",
         "{}",
         answer.body
     );

@@ -177,12 +177,15 @@ impl Limiters {
         })
     }
 
-    /// Whether `ip` may create a room now (counts it if so).
-    pub fn allow_room(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` may create a room now (counts it if so); `Err(retry_after)` when it made its
+    /// rooms of the minute.
+    pub fn allow_room(&self, ip: IpAddr) -> Result<(), Duration> {
         if self.rooms.len() > TRACKED_ADDRESSES {
             self.rooms.retain_recent();
         }
-        self.rooms.check_key(&ip).is_ok()
+        self.rooms
+            .check_key(&ip)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
     }
 
     /// Whether `ip` may look a room up now (by id or invite code: a summary, the room page, a
@@ -275,10 +278,19 @@ mod tests {
     fn rooms_are_counted_per_address() {
         let limiters = Limiters::new(&limits(2, 1, 1));
         let (a, b) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
-        assert!(limiters.allow_room(a));
-        assert!(limiters.allow_room(a));
-        assert!(!limiters.allow_room(a), "the third room in a minute");
-        assert!(limiters.allow_room(b), "another address is not affected");
+        assert!(limiters.allow_room(a).is_ok());
+        assert!(limiters.allow_room(a).is_ok());
+        let wait = limiters
+            .allow_room(a)
+            .expect_err("the third room in a minute");
+        assert!(
+            wait > Duration::from_secs(25) && wait <= Duration::from_secs(30),
+            "two rooms a minute: the next in 30 s, not {wait:?}"
+        );
+        assert!(
+            limiters.allow_room(b).is_ok(),
+            "another address is not affected"
+        );
     }
 
     #[test]

@@ -336,14 +336,13 @@ pub async fn create_room(
         return Err(ApiError::shutting_down());
     }
     let client = state.client_ip(peer.ip(), &headers);
-    if !state.limiters.allow_room(client) {
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
+    if let Err(retry_after) = state.limiters.allow_room(client) {
+        return Err(ApiError::rate_limited(
             format!(
                 "at most {} new rooms a minute from one address",
                 state.config.limits.rooms_per_minute
             ),
+            retry_after,
         ));
     }
     let body: CreateBody = body.parse(None)?;
