@@ -102,8 +102,9 @@ test('a rated game shows each rating change on the result, to players and specta
   }
   await screenshot(page, 'profile-ratings');
 
-  // Another player's page and a leaderboard name the logged-in account in their header.
-  for (const path of ['@/Sok', 'leaderboard/ouk-chatrang']) {
+  // Another player's page, a leaderboard, the rules and the login page name the logged-in
+  // account in their header.
+  for (const path of ['@/Sok', 'leaderboard/ouk-chatrang', 'rules/khan', 'login', 'account']) {
     await dara.goto(`${server.url}/${path}`);
     await dara.waitForSelector('#account-link[data-checked]');
     assert.equal(await dara.locator('#account-link').innerText(), 'Dara');

@@ -4,8 +4,10 @@
 import { account, apiTokens, createApiToken, send, sessions, signOut } from './api.js';
 import { errorText, setUpLanguage, t } from './i18n.js';
 import { $, $button, $input } from './dom.js';
+import { showAccount } from './header.js';
 
 setUpLanguage();
+showAccount();
 
 async function show() {
   const me = await account();

@@ -1,4 +1,5 @@
-// The header bar's account links, on every page that has them (home, player's page, leaderboard):
+// The header bar's account links, on every page that has them (home, player's page, leaderboard,
+// rules, login, account; not the room and game pages, whose header holds the game):
 // "Log in" until the page knows who is logged in; then the username, linked to the player's page,
 // with "Account" (the settings) beside it. `data-checked` on #account-link says the page knows
 // (the tests wait for it).

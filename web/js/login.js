@@ -5,8 +5,10 @@ import { attachSeats, signIn } from './api.js';
 import { errorText, setUpLanguage, t } from './i18n.js';
 import { allSeatTokens } from './seats.js';
 import { $, $input } from './dom.js';
+import { showAccount } from './header.js';
 
 setUpLanguage();
+showAccount();
 const tokens = allSeatTokens();
 $('#attach-row').hidden = tokens.length === 0;
 $('#attach-count').textContent =

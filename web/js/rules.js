@@ -4,6 +4,7 @@
 
 import { t, addStrings, setUpLanguage, onLanguageChange } from './i18n.js';
 import { GAMES, gameInfo, loadBoardModule } from './games.js';
+import { showAccount } from './header.js';
 
 /** @typedef {import('./boards/board.js').BoardModule} BoardModule */
 
@@ -89,6 +90,7 @@ async function loadBoard() {
 }
 
 setUpLanguage();
+showAccount();
 onLanguageChange(render);
 render();
 loadBoard();
