@@ -46,6 +46,17 @@ fn a_sqlite_file_that_does_not_exist_is_refused_not_created() {
     assert!(!missing.exists(), "an empty database was created");
 }
 
+/// A PostgreSQL nobody listens on is named, with the cause, not just "pool timed out".
+#[test]
+fn an_unreachable_postgres_is_named_with_its_cause() {
+    let (ok, out, err) = user("postgres://nobody@127.0.0.1:1/khanate", &["list"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("cannot reach the database at 127.0.0.1:1: ") && err.contains("refused"),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn operators_list_show_disable_enable_and_reset_passwords() {
     let ((_file, url), server) = sqlite_server_with(|_| {}).await;

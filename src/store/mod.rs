@@ -102,6 +102,16 @@ pub enum StoreError {
     /// Applying the migrations at connect failed.
     #[error("migration: {0}")]
     Migrate(sqlx::migrate::MigrateError),
+    /// No connection to PostgreSQL could be opened at connect: `at` is the host and port the URL
+    /// names, `cause` what a direct attempt answered (refused, no such host, a password
+    /// refused), since the pool itself says only that it timed out.
+    #[error("cannot reach the database at {at}: {cause}")]
+    Unreachable {
+        /// `host:port` from the URL (a socket directory for a Unix socket).
+        at: String,
+        /// What the connection attempt answered.
+        cause: String,
+    },
     /// A rated game's commit found a player's stored rating changed since it was read (another
     /// rated game of theirs in the pool ended in between): nothing was written; the room reloads
     /// and the game's end is decided again from the new rating.

@@ -26,7 +26,7 @@ use sqlx::postgres::{
 };
 use sqlx::query::Query;
 use sqlx::types::Json;
-use sqlx::{Column, Row, TypeInfo};
+use sqlx::{Column, Connection, Row, TypeInfo};
 use uuid::Uuid;
 
 use self::group_commit::GroupCommit;
@@ -43,6 +43,19 @@ const MAX_CONNECTIONS: u32 = 10;
 /// At 2.5 s a waiting query runs within half a second of it.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(2500);
 
+/// Why nothing at `options` could be connected to: one direct attempt, whose error the pool's
+/// timeout hides.
+async fn unreachable(options: &PgConnectOptions) -> StoreError {
+    let cause = match PgConnection::connect_with(options).await {
+        Ok(_) => "no connection within the pool's acquire timeout".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    StoreError::Unreachable {
+        at: format!("{}:{}", options.get_host(), options.get_port()),
+        cause,
+    }
+}
+
 /// A PostgreSQL-backed store. Cheap to clone (the pool and the commit queue are shared).
 #[derive(Clone, Debug)]
 pub struct PgStore {
@@ -54,11 +67,16 @@ impl PgStore {
     /// Connects to `url` (`postgres://...`) and applies `migrations/postgres`.
     pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
         let options = PgConnectOptions::from_str(url)?;
-        let pool = PgPoolOptions::new()
+        let pool = match PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(options)
-            .await?;
+            .connect_with(options.clone())
+            .await
+        {
+            Ok(pool) => pool,
+            Err(sqlx::Error::PoolTimedOut) => return Err(unreachable(&options).await),
+            Err(e) => return Err(e.into()),
+        };
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
         let group = GroupCommit::start(pool.clone());
         Ok(PgStore { pool, group })
