@@ -309,7 +309,7 @@ async fn the_account_examples_are_what_the_server_takes_and_answers() {
 
 #[tokio::test]
 async fn the_player_examples_are_what_the_server_answers() {
-    use support::account::{Auth, get_as, register, won_by_resignation};
+    use support::account::{Auth, get_as, register, won_by_resignation_after};
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/protocol.md");
     let text = std::fs::read_to_string(path).expect("docs/protocol.md");
@@ -324,7 +324,7 @@ async fn the_player_examples_are_what_the_server_answers() {
     let sok = register(server.addr, "Sok").await;
     let options = json!({"visibility": "private", "rated": true,
                          "clock": {"initial_s": 300, "increment_s": 3}});
-    won_by_resignation(server.addr, &dara, &sok, options).await;
+    won_by_resignation_after(server.addr, &dara, &sok, options, &["e3e4", "d6d5"]).await;
     let answer = get_as(server.addr, "/api/users/dara", Auth::Cookie(&dara)).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(shape(&answer.body), shape(&profile));
@@ -374,12 +374,13 @@ async fn the_pairing_challenge_and_site_examples_are_what_the_server_takes_and_a
         challenge_request,
         challenge,
         listed,
-    ] = <[Value; 6]>::try_from(section_examples(
+        shown,
+    ] = <[Value; 7]>::try_from(section_examples(
         &text,
         "Quick pairing and challenges",
         "json http",
     ))
-    .expect("the six examples of the Quick pairing and challenges section");
+    .expect("the seven examples of the Quick pairing and challenges section");
     let [welcome, told, gone, start, turn] = <[Value; 5]>::try_from(section_examples(
         &text,
         "Site channel `GET /ws/site`",
@@ -431,6 +432,11 @@ async fn the_pairing_challenge_and_site_examples_are_what_the_server_takes_and_a
     let frame = dara_page.next_of("game_start").await;
     assert_eq!(shape(&frame), shape(&start), "{frame}");
     assert_eq!(frame["d"]["via"], start["d"]["via"]);
+    let path = format!("/api/challenges/{}", made.body["id"].as_str().unwrap());
+    let answer = get_as(addr, &path, Auth::Cookie(&dara)).await;
+    assert_eq!(shape(&answer.body), shape(&shown), "{}", answer.body);
+    assert_eq!(answer.body["status"], "accepted");
+    assert_eq!(answer.body["invite_code"], accepted.body["invite_code"]);
 
     let code = accepted.body["invite_code"].clone();
     let (mut white, hello) = hello_as(addr, Some(&dara), json!({"room": code})).await;

@@ -159,6 +159,18 @@ pub async fn won_by_resignation(
     loser: &str,
     options: Value,
 ) -> String {
+    won_by_resignation_after(addr, winner, loser, options, &["e3e4"]).await
+}
+
+/// [`won_by_resignation`] after `moves` (white's first, then in turn) instead of `e3e4` alone:
+/// a rated game is rated only once both players moved.
+pub async fn won_by_resignation_after(
+    addr: SocketAddr,
+    winner: &str,
+    loser: &str,
+    options: Value,
+    moves: &[&str],
+) -> String {
     let mut body = json!({"game": "ouk-chatrang", "seat": "white"});
     if let (Value::Object(body), Value::Object(options)) = (&mut body, options) {
         body.extend(options);
@@ -169,12 +181,20 @@ pub async fn won_by_resignation(
     let path = format!("/api/rooms/{code}/join");
     let joined = post_as(addr, &path, Auth::Cookie(loser), &json!({})).await;
     assert_eq!(joined.status, 200, "{}", joined.body);
-    let (mut white, welcome) = hello_as(addr, Some(winner), json!({"room": code})).await;
+    let (white, welcome) = hello_as(addr, Some(winner), json!({"room": code})).await;
     assert_eq!(welcome["d"]["seat"], 0, "{welcome}");
-    let (mut black, _) = hello_as(addr, Some(loser), json!({"room": code})).await;
-    let v = welcome["d"]["version"].as_i64().unwrap();
-    white.send_move("w1", "e3e4", v).await;
-    assert_eq!(white.answer("w1").await["t"], "ack");
+    let (black, _) = hello_as(addr, Some(loser), json!({"room": code})).await;
+    let mut v = welcome["d"]["version"].as_i64().unwrap();
+    let mut players = [white, black];
+    for (ply, mv) in moves.iter().enumerate() {
+        let cid = format!("m{ply}");
+        let mover = &mut players[ply % 2];
+        mover.send_move(&cid, mv, v).await;
+        let ack = mover.answer(&cid).await;
+        assert_eq!(ack["t"], "ack", "{mv}: {ack}");
+        v = ack["d"]["v"].as_i64().unwrap();
+    }
+    let black = &mut players[1];
     black.command("resign", "b1", json!({})).await;
     assert_eq!(black.answer("b1").await["t"], "ack");
     created.body["room_id"].as_str().unwrap().to_owned()
