@@ -161,6 +161,23 @@ async fn an_accepted_challenge_starts_the_game_for_both_and_moves_tell_your_turn
     server.shutdown().await;
 }
 
+/// The `status` of `challenge` as `GET /api/challenges/{id}` tells `who`; it has a room only
+/// once accepted.
+async fn status_of(server: &TestServer, who: &Player, challenge: &Value) -> String {
+    let path = format!("/api/challenges/{}", challenge["id"].as_str().unwrap());
+    let answer = get_as(server.addr, &path, Auth::Cookie(&who.cookie)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.body["id"], challenge["id"]);
+    let status = answer.body["status"].as_str().unwrap().to_owned();
+    assert_eq!(
+        answer.body.get("invite_code").is_some(),
+        status == "accepted",
+        "{}",
+        answer.body
+    );
+    status
+}
+
 async fn declined_cancelled_and_expired_challenges_cannot_be_accepted(backend: Backend) {
     let clock = Clock::manual();
     let (server, _db) = server_on(backend, |config| config.clock = clock.clone()).await;
@@ -183,6 +200,15 @@ async fn declined_cancelled_and_expired_challenges_cannot_be_accepted(backend: B
         code(&act(&server, &sok, &declined["id"], "accept").await),
         (409, "challenge_closed")
     );
+    // GET /api/challenges/{id} says what became of it, to either player and nobody else.
+    assert_eq!(status_of(&server, &dara, &declined).await, "declined");
+    assert_eq!(status_of(&server, &sok, &declined).await, "declined");
+    let nary = player(&server.store, "Nary").await;
+    let path = format!("/api/challenges/{}", declined["id"].as_str().unwrap());
+    let other = get_as(server.addr, &path, Auth::Cookie(&nary.cookie)).await;
+    assert_eq!((other.status, other.code()), (404, "not_found"));
+    let anonymous = get_as(server.addr, &path, Auth::None).await;
+    assert_eq!((anonymous.status, anonymous.code()), (401, "not_logged_in"));
 
     let cancelled = challenge(&server, &dara, "Sok", json!({})).await.1;
     // Only its maker cancels it; only the challenged player declines or accepts it.
@@ -204,6 +230,7 @@ async fn declined_cancelled_and_expired_challenges_cannot_be_accepted(backend: B
         code(&act(&server, &sok, &cancelled["id"], "accept").await),
         (409, "challenge_closed")
     );
+    assert_eq!(status_of(&server, &sok, &cancelled).await, "cancelled");
 
     let expiring = challenge(&server, &dara, "Sok", json!({})).await.1;
     clock.advance(Duration::from_secs(9 * 60 + 59));
@@ -213,7 +240,9 @@ async fn declined_cancelled_and_expired_challenges_cannot_be_accepted(backend: B
         Some(1),
         "still open"
     );
+    assert_eq!(status_of(&server, &dara, &expiring).await, "open");
     clock.advance(Duration::from_secs(1));
+    assert_eq!(status_of(&server, &dara, &expiring).await, "expired");
     assert_eq!(
         code(&act(&server, &sok, &expiring["id"], "accept").await),
         (409, "challenge_expired")

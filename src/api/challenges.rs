@@ -3,6 +3,8 @@
 //! - `POST /api/challenges` `{"to", "game", "seats"?, "clock"?, "rated"?, "color"?}`: made, the
 //!   challenged user's pages are told at once (the site channel), on whichever node they are;
 //! - `GET /api/challenges`: the open ones, `{"incoming", "outgoing"}`;
+//! - `GET /api/challenges/{id}`: one of the caller's, whatever became of it (a page that missed
+//!   its `game_start` while reconnecting finds the room there);
 //! - `POST /api/challenges/{id}/accept`: the challenged player's; makes the room (the same
 //!   steps as a creation and its join, in the transaction that closes the challenge, so two
 //!   accepts never make two rooms) and answers as a join does; the challenger's pages get a
@@ -170,6 +172,7 @@ pub async fn create(
         challenger_seat: seat,
         status: ChallengeStatus::Open,
         room_id: None,
+        invite_code: None,
         created_at: now,
         expires_at: now + CHALLENGE_TTL,
     };
@@ -200,6 +203,31 @@ pub async fn list(
         "incoming": views(incoming),
         "outgoing": views(outgoing),
     })))
+}
+
+/// `GET /api/challenges/{id}`: one of the caller's challenges (made or received) as
+/// `POST /api/challenges` answers it, with `status` (`open`, `expired`, `accepted`, `declined`,
+/// `cancelled`) and, once accepted, the room's `room_id` and `invite_code` (a session, or a
+/// token with `read`). Errors: 404 `not_found` (no such challenge of the caller's, or one
+/// forgotten a day after it closed).
+pub async fn show(
+    State(state): State<AppState>,
+    Reader(caller): Reader,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let row = challenge_of(&state, &id, caller.user.id).await?;
+    let now = state.config.clock.now_utc();
+    let status = match row.status {
+        ChallengeStatus::Open if !row.open_at(now) => "expired",
+        status => status.as_str(),
+    };
+    let mut answer = json!(ChallengeView::of(&row));
+    answer["status"] = json!(status);
+    if let (Some(room_id), Some(invite_code)) = (row.room_id, &row.invite_code) {
+        answer["room_id"] = json!(room_id);
+        answer["invite_code"] = json!(invite_code);
+    }
+    Ok(Json(answer))
 }
 
 /// The challenge `id` as `user` may see it (one of its two players), or 404 `not_found`.

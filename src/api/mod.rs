@@ -197,6 +197,7 @@ fn answered_routes() -> Router<AppState> {
             "/api/challenges",
             post(challenges::create).get(challenges::list),
         )
+        .route("/api/challenges/{id}", get(challenges::show))
         .route("/api/challenges/{id}/accept", post(challenges::accept))
         .route("/api/challenges/{id}/decline", post(challenges::decline))
         .route("/api/challenges/{id}/cancel", post(challenges::cancel))

@@ -82,6 +82,8 @@ pub struct ChallengeRow {
     pub status: ChallengeStatus,
     /// The room made when it was accepted.
     pub room_id: Option<Uuid>,
+    /// That room's invite code (read from `rooms`; ignored when inserting).
+    pub invite_code: Option<String>,
     /// When it was made.
     pub created_at: DateTime<Utc>,
     /// When it expires, unless accepted, declined or cancelled before.
@@ -104,14 +106,16 @@ pub enum ChallengeSide {
     Challenger,
 }
 
-/// A `SELECT` of challenges with their players' names, ending with `$tail` (a literal).
+/// A `SELECT` of challenges with their players' names and their room's invite code, ending
+/// with `$tail` (a literal).
 macro_rules! select {
     ($tail:literal) => {
         concat!(
             "SELECT c.id, c.challenger, a.name AS challenger_name, c.challenged, ",
             "b.name AS challenged_name, c.game, c.seats, c.clock, c.mode, c.challenger_seat, ",
-            "c.status, c.room_id, c.created_at, c.expires_at FROM challenges c ",
+            "c.status, c.room_id, r.invite_code, c.created_at, c.expires_at FROM challenges c ",
             "JOIN users a ON a.id = c.challenger JOIN users b ON b.id = c.challenged ",
+            "LEFT JOIN rooms r ON r.id = c.room_id ",
             $tail
         )
     };
@@ -322,6 +326,7 @@ fn from_row<D: Dialect>(row: &D::Row) -> Result<ChallengeRow, StoreError> {
         challenger_seat: cols.optional_seat("challenger_seat")?,
         status: ChallengeStatus::parse(&cols.text("status")?)?,
         room_id: D::uuid(row, "room_id")?,
+        invite_code: D::text(row, "invite_code")?,
         created_at: cols.time("created_at")?,
         expires_at: cols.time("expires_at")?,
     })

@@ -1,7 +1,8 @@
 // Quick pairing and challenges in the browser: two anonymous players each click the same pool
 // on the home page and both land in one room, in different seats; a player who clicks and
 // cancels leaves the pool. A logged-in player's "Challenge Sok" on Sok's page reaches Sok's home
-// page at once (the site channel), Sok accepts there, and both pages open the game's room.
+// page at once (the site channel), Sok accepts there, and both pages open the game's room; a
+// challenger whose site channel was away when the challenge was accepted gets there too.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -98,4 +99,59 @@ test('a challenge from a player page is accepted on the home page and opens the 
   const code = dara.url().split('/').at(-1);
   const room = await fetch(`${server.url}/api/rooms/${code}`).then((r) => r.json());
   assert.deepEqual(room.seats.map((seat) => [seat.seat, seat.user]), [[0, 'Dara'], [1, 'Sok']]);
+});
+
+test('a challenge accepted while the challenger\'s site channel was away still opens the game there', async (t) => {
+  const dara = await newPage(t, browser);
+  const sok = await newPage(t, browser);
+  await register(dara, 'Chan');
+  await register(sok, 'Bopha');
+  // Chan's site channel goes through the test: forwarded to the server while `away` is false;
+  // while it is true, a new socket opens but never hears from the server (no welcome, no event).
+  let away = false;
+  /** @type {{ page: import('playwright-core').WebSocketRoute, server: import('playwright-core').WebSocketRoute | null }[]} */
+  const sockets = [];
+  /** @type {string[]} the frames the server sent Chan's page */
+  const frames = [];
+  await dara.routeWebSocket(/\/ws\/site$/, (ws) => {
+    if (away) {
+      sockets.push({ page: ws, server: null });
+      return;
+    }
+    const upstream = ws.connectToServer();
+    upstream.onMessage((message) => {
+      frames.push(String(message));
+      ws.send(message);
+    });
+    sockets.push({ page: ws, server: upstream });
+  });
+  await dara.goto(`${server.url}/@/Bopha`);
+  await dara.waitForSelector('#profile[data-ready="true"]');
+  await dara.waitForSelector('body[data-site="open"]');
+  await dara.selectOption('#challenge-game', 'khan');
+  await dara.click('#challenge');
+  await dara.waitForSelector('#challenge-sent:not(:empty)');
+  const told = await eventually(async () => frames.map((frame) => JSON.parse(frame).t), (types) => types.includes('challenge'));
+  assert.ok(told.includes('challenge'), `${told}`);
+
+  // The channel drops and comes back silent: Bopha accepts meanwhile, and the game_start
+  // reaches no page of Chan's.
+  away = true;
+  await sockets[0].server?.close();
+  await sockets[0].page.close();
+  assert.equal(await eventually(async () => sockets.length, (n) => n === 2), 2, 'the channel reconnected');
+  await sok.goto(`${server.url}/`);
+  const entry = sok.locator('#challenges li');
+  await entry.waitFor();
+  await entry.locator('button[data-action="accept"]').click();
+  await sok.waitForURL(/\/r\/[a-z0-9]+$/);
+  assert.match(dara.url(), /\/@\/Bopha$/, 'still on the player page');
+
+  // The channel is back: its welcome no longer lists the challenge, so the page asks what
+  // became of it, and opens the game.
+  away = false;
+  await sockets[1].page.close();
+  await dara.waitForURL(/\/r\/[a-z0-9]+$/);
+  assert.equal(dara.url(), sok.url());
+  await waitForRoom(dara, { status: 'playing', role: 'player' });
 });

@@ -206,6 +206,16 @@ export async function account() {
 }
 
 /**
+ * GET api/challenges/{id}: one of the user's challenges, whatever became of it, with the room
+ * once accepted.
+ * @param {string} id
+ * @returns {Promise<{ id: string, status: 'open' | 'expired' | 'accepted' | 'declined' | 'cancelled', room_id?: string, invite_code?: string }>}
+ */
+export function challengeStatus(id) {
+  return request('GET', `api/challenges/${encodeURIComponent(id)}`);
+}
+
+/**
  * POST api/account/attach: gives the account the seats of these tokens.
  * @param {string[]} seatTokens
  * @returns {Promise<{ attached: { index: number, room_id: string }[], refused: { index: number, reason: string }[] }>}

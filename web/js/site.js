@@ -1,9 +1,11 @@
 // The site channel of a logged-in page (docs/protocol.md, "Site channel `GET /ws/site`"): the
 // challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
-// opens its room. The socket reconnects after a close; its welcome lists what is open again.
+// opens its room. The socket reconnects after a close; its welcome lists what is open again, and
+// a challenge this user made that is missing from it closed meanwhile: if it was accepted (its
+// game_start reached no page), the room opens all the same (GET api/challenges/{id}).
 
-import { ApiError, roomUrl, send } from './api.js';
+import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
 import { keepSeat } from './seats.js';
 import { $ } from './dom.js';
@@ -81,15 +83,28 @@ function render() {
   $('#challenges-card').hidden = open.size === 0;
 }
 
+/**
+ * Opens the room of the user's challenge `id` if it was accepted.
+ * @param {string} id
+ */
+async function openIfAccepted(id) {
+  const challenge = await challengeStatus(id).catch(() => null);
+  if (challenge?.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
+}
+
 /** @param {MessageEvent} message */
 function received(message) {
   const frame = JSON.parse(String(message.data));
   const d = frame.d;
   if (frame.t === 'welcome') {
+    /** @type {Challenge[]} */
+    const now = d.challenges;
+    const closed = [...open.values()].filter((c) => c.from === d.user && !now.some((n) => n.id === c.id));
     me = d.user;
     open.clear();
-    for (const challenge of d.challenges) open.set(challenge.id, challenge);
+    for (const challenge of now) open.set(challenge.id, challenge);
     document.body.dataset.site = 'open';
+    for (const challenge of closed) openIfAccepted(challenge.id);
   } else if (frame.t === 'challenge') {
     open.set(d.id, d);
   } else if (frame.t === 'challenge_gone') {
