@@ -2,7 +2,8 @@
 // on the home page and both land in one room, in different seats; a player who clicks and
 // cancels leaves the pool. A logged-in player's "Challenge Sok" on Sok's page reaches Sok's home
 // page at once (the site channel), Sok accepts there, and both pages open the game's room; a
-// challenger whose site channel was away when the challenge was accepted gets there too.
+// challenger whose site channel was cut, then silent (its pings find it dead), when the challenge
+// was accepted gets there too.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -147,10 +148,10 @@ test('a challenge accepted while the challenger\'s site channel was away still o
   await sok.waitForURL(/\/r\/[a-z0-9]+$/);
   assert.match(dara.url(), /\/@\/Bopha$/, 'still on the player page');
 
-  // The channel is back: its welcome no longer lists the challenge, so the page asks what
-  // became of it, and opens the game.
+  // The server is reachable again: the page finds its silent socket dead by its own pings and
+  // reconnects; the welcome no longer lists the challenge, so the page asks what became of it,
+  // and opens the game.
   away = false;
-  await sockets[1].page.close();
   await dara.waitForURL(/\/r\/[a-z0-9]+$/);
   assert.equal(dara.url(), sok.url());
   await waitForRoom(dara, { status: 'playing', role: 'player' });

@@ -1,7 +1,8 @@
 // The site channel of a logged-in page (docs/protocol.md, "Site channel `GET /ws/site`"): the
 // challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
-// opens its room. The socket reconnects after a close; its welcome lists what is open again, and
+// opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
+// silence or a handshake not answered in time; its welcome lists what is open again, and
 // a challenge this user made that is missing from it closed meanwhile: if it was accepted (its
 // game_start reached no page), the room opens all the same (GET api/challenges/{id}).
 
@@ -9,6 +10,7 @@ import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
 import { keepSeat } from './seats.js';
 import { $ } from './dom.js';
+import { Heartbeat, OPEN_WITHIN_MS } from './heartbeat.js';
 
 /** @typedef {{ id: string, from: string, to: string, game: string, seats: number, clock: { initial_s?: number, increment_s?: number, days_per_move?: number } | null, rated: boolean, color: string, expires_at: string }} Challenge */
 
@@ -92,9 +94,8 @@ async function openIfAccepted(id) {
   if (challenge?.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
 }
 
-/** @param {MessageEvent} message */
-function received(message) {
-  const frame = JSON.parse(String(message.data));
+/** @param {{ t: string, d: any }} frame */
+function received(frame) {
   const d = frame.d;
   if (frame.t === 'welcome') {
     /** @type {Challenge[]} */
@@ -123,9 +124,30 @@ export function openSiteChannel() {
   const url = new URL('ws/site', document.baseURI);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = new WebSocket(url.href);
-  socket.addEventListener('message', received);
-  socket.addEventListener('close', () => {
+  /** @type {Heartbeat | null} */
+  let heartbeat = null;
+  let ended = false;
+  // This socket is done (closed, silent, or never opened): another in RECONNECT_MS, once.
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(opening);
+    heartbeat?.stop();
     delete document.body.dataset.site;
+    socket.close();
     setTimeout(openSiteChannel, RECONNECT_MS);
+  };
+  const opening = setTimeout(() => {
+    if (socket.readyState === WebSocket.CONNECTING) end();
+  }, OPEN_WITHIN_MS);
+  socket.addEventListener('open', () => {
+    clearTimeout(opening);
+    heartbeat = new Heartbeat(socket, end);
   });
+  socket.addEventListener('message', (message) => {
+    const frame = JSON.parse(String(message.data));
+    heartbeat?.heard(frame.t);
+    received(frame);
+  });
+  socket.addEventListener('close', end);
 }

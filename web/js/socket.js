@@ -21,6 +21,7 @@
 //   socket.close()
 
 import { socketUrl } from './api.js';
+import { Heartbeat, OPEN_WITHIN_MS } from './heartbeat.js';
 
 /** @typedef {import('./protocol.js').ServerFrame} ServerFrame */
 /** @typedef {'connecting' | 'online' | 'offline'} SocketState */
@@ -52,25 +53,13 @@ const GIVE_UP = new Map([
 ]);
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 15_000;
-// The browser answers the server's pings itself but never tells the page when they stop, so the
-// page pings too (the protocol's heartbeat, docs/protocol.md "Heartbeat"), to notice within about
-// three seconds a connection that died silently or a server that froze (a phone that slept, a
-// lost network, a stalled node). A connection is dead when, at a tick, nothing at all has arrived
-// since the first ping sent after the last frame and that ping is older than ANSWER_WITHIN_MS. Never
-// judged by the time since the last frame alone: a background tab's timers may run once a minute
-// (Chrome's throttling), so a tick can come long after the previous one on a healthy, quiet
-// connection. Each pong also measures the round trip (`socket.lagMs`), which the page counts into
-// its clocks (room/state.js setClock): the first ping goes out with the welcome, so the round trip
-// is known within the first second of a connection. The server's own WebSocket pings cannot do
-// either job: the browser answers them without telling the page.
-const PING_EVERY_MS = 1_000;
-const ANSWER_WITHIN_MS = 3_000;
-// A live server upgrades a WebSocket at once; a frozen one behind a proxy never does, and the
-// proxy waits its read timeout (8 s as shipped) before trying another node. So a socket not open
-// within OPEN_WITHIN_MS is given up, and, like one that fell silent, reconnects with the next
-// `via` in its URL: docs/deploy/nginx-cluster.conf hashes it with the room, so the proxy most
-// likely picks another node (docs/deploy/cluster.md "The proxy").
-const OPEN_WITHIN_MS = 1_500;
+// The heartbeat (heartbeat.js) finds a connection dead within about three seconds; its pongs
+// measure the round trip (`socket.lagMs`), which the page counts into its clocks
+// (room/state.js setClock): the first ping goes out with the welcome, so the round trip is known
+// within the first second of a connection. A socket not open within OPEN_WITHIN_MS, or one that
+// fell silent, reconnects with the next `via` in its URL: docs/deploy/nginx-cluster.conf hashes
+// it with the room, so the proxy most likely picks another node than a frozen one
+// (docs/deploy/cluster.md "The proxy").
 
 // Client ids must never repeat for a seat (the server keeps a room's acks by cid for its whole
 // life), so each page load draws its own prefix.
@@ -107,16 +96,10 @@ export class RoomSocket {
     this.timer = undefined;
     /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's OPEN_WITHIN_MS */
     this.openTimer = undefined;
-    /** @type {ReturnType<typeof setInterval> | undefined} */
-    this.heartbeat = undefined;
+    /** @type {Heartbeat | null} */
+    this.heartbeat = null;
     /** @type {string | null} the code of the hello's `error` frame, if one came */
     this.error = null;
-    // When the first ping unanswered went out (ms epoch; null: every ping so far was followed by
-    // a frame), and when the last ping went out (null: answered, or none yet).
-    /** @type {number | null} */
-    this.unansweredSince = null;
-    /** @type {number | null} */
-    this.pingAt = null;
     /** @type {number | null} the round trip in ms, a decaying average of the pongs' (null: none yet) */
     this.lagMs = null;
     this.closing = false;
@@ -159,7 +142,7 @@ export class RoomSocket {
 
   /** @param {ServerFrame} frame */
   receive(frame) {
-    this.unansweredSince = null;
+    const roundTrip = this.heartbeat?.heard(frame.t) ?? null;
     switch (frame.t) {
       case 'welcome':
         this.attempts = 0;
@@ -181,10 +164,8 @@ export class RoomSocket {
         this.error = frame.d.code;
         return;
       case 'pong':
-        if (this.pingAt !== null) {
-          const sample = Date.now() - this.pingAt;
-          this.lagMs = this.lagMs === null ? sample : Math.round(this.lagMs + (sample - this.lagMs) / 4);
-          this.pingAt = null;
+        if (roundTrip !== null) {
+          this.lagMs = this.lagMs === null ? roundTrip : Math.round(this.lagMs + (roundTrip - this.lagMs) / 4);
         }
         return;
       case 'snapshot':
@@ -271,22 +252,8 @@ export class RoomSocket {
 
   startHeartbeat() {
     this.stopHeartbeat();
-    this.pingAt = null;
-    this.unansweredSince = null;
-    this.heartbeat = setInterval(() => this.beat(), PING_EVERY_MS);
-    this.beat();
-  }
-
-  // One heartbeat tick: give up on a connection that left our last ping unanswered, else ping.
-  beat() {
-    const now = Date.now();
-    if (this.unansweredSince !== null && now - this.unansweredSince > ANSWER_WITHIN_MS) {
-      this.giveUp(this.ws);
-      return;
-    }
-    this.ws?.send(JSON.stringify({ t: 'ping' }));
-    this.pingAt = now;
-    this.unansweredSince ??= now;
+    const ws = this.ws;
+    if (ws) this.heartbeat = new Heartbeat(ws, () => this.giveUp(ws));
   }
 
   /**
@@ -302,8 +269,8 @@ export class RoomSocket {
   }
 
   stopHeartbeat() {
-    clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
+    this.heartbeat?.stop();
+    this.heartbeat = null;
   }
 
   /** @param {SocketState} state */

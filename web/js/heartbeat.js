@@ -1,0 +1,71 @@
+// The page's half of the protocol heartbeat (docs/protocol.md "Heartbeat"), for any of its
+// sockets (a room's, the site channel). The browser answers the server's WebSocket pings itself
+// but never tells the page when they stop, so the page pings too, to notice within about three
+// seconds a connection that died silently or a server that froze (a phone that slept, a lost
+// network, a stalled node). A connection is dead when, at a tick, nothing at all has arrived since
+// the first ping sent after the last frame and that ping is older than ANSWER_WITHIN_MS. Never
+// judged by the time since the last frame alone: a background tab's timers may run once a minute
+// (Chrome's throttling), so a tick can come long after the previous one on a healthy, quiet
+// connection. Each pong also measures the round trip.
+//
+//   const beat = new Heartbeat(ws, () => reconnect());   // pings now, then every second
+//   const rttMs = beat.heard(frame.t);   // every frame: alive; a pong's round trip, else null
+//   beat.stop();
+//
+// A live server upgrades a WebSocket at once; a frozen one behind a proxy never does, and the
+// proxy waits its read timeout (8 s as shipped) before trying another node: a socket not open
+// within OPEN_WITHIN_MS is given up like a silent one.
+
+export const PING_EVERY_MS = 1_000;
+export const ANSWER_WITHIN_MS = 3_000;
+export const OPEN_WITHIN_MS = 1_500;
+
+export class Heartbeat {
+  /**
+   * @param {WebSocket} ws  the open socket to ping with `{"t": "ping"}`
+   * @param {() => void} onDead  called once, at the tick that finds the connection dead (the
+   *   heartbeat has stopped by then)
+   */
+  constructor(ws, onDead) {
+    this.ws = ws;
+    this.onDead = onDead;
+    // When the first ping unanswered went out (ms epoch; null: every ping so far was followed by
+    // a frame), and when the last ping went out (null: answered, or none yet).
+    /** @type {number | null} */
+    this.unansweredSince = null;
+    /** @type {number | null} */
+    this.pingAt = null;
+    this.timer = setInterval(() => this.beat(), PING_EVERY_MS);
+    this.beat();
+  }
+
+  /**
+   * A frame of type `type` arrived: the connection is alive.
+   * @param {string} type
+   * @returns {number | null} for the pong of the last ping, its round trip in ms
+   */
+  heard(type) {
+    this.unansweredSince = null;
+    if (type !== 'pong' || this.pingAt === null) return null;
+    const sample = Date.now() - this.pingAt;
+    this.pingAt = null;
+    return sample;
+  }
+
+  // One tick: give up on a connection that left our last ping unanswered, else ping.
+  beat() {
+    const now = Date.now();
+    if (this.unansweredSince !== null && now - this.unansweredSince > ANSWER_WITHIN_MS) {
+      this.stop();
+      this.onDead();
+      return;
+    }
+    this.ws.send(JSON.stringify({ t: 'ping' }));
+    this.pingAt = now;
+    this.unansweredSince ??= now;
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+}
