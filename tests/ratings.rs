@@ -437,6 +437,59 @@ async fn three_players(url: &str) {
     server.shutdown().await;
 }
 
+/// A third player who leaves before their first move does not make the game unrated once the
+/// other two have moved: the game could no longer be aborted (`cannot_abort`), so it is played
+/// out and rated, the no-show ranked last (the earliest leaver).
+#[tokio::test]
+async fn a_three_player_no_show_who_leaves_is_rated_last() {
+    let (_file, url) = support::db::fresh_sqlite_url();
+    let server = TestServer::start(&url).await;
+    let addr = server.addr;
+    let names = ["Dara", "Sok", "Vann"];
+    let mut cookies = Vec::new();
+    for name in names {
+        cookies.push(register(addr, name).await);
+    }
+    let body = json!({"game": "khan-tsin", "seats": 3, "seat": 0, "rated": true,
+                      "clock": {"initial_s": 600, "increment_s": 0}});
+    let (room_id, code, mut clients) =
+        rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await;
+    let (kind, options) = support::table::game_of("khan-tsin", 3);
+    let mut local = AnyGame::new(kind, &options).unwrap();
+    for ply in 0..2 {
+        let seat = usize::from(local.to_move().unwrap());
+        assert_eq!(seat, ply, "placement goes round the seats in order");
+        let mv = local.legal_moves()[0].clone();
+        let cid = format!("p{ply}");
+        clients[seat]
+            .send_move(&cid, &mv, version(addr, &code).await)
+            .await;
+        assert_eq!(clients[seat].answer(&cid).await["t"], "ack", "{mv}");
+        local.play(&mv).unwrap();
+    }
+    // Vann, on move, resigns without having moved; Dara and Sok, who both moved, play on.
+    clients[2].command("resign", "r1", json!({})).await;
+    assert_eq!(clients[2].answer("r1").await["t"], "ack");
+    clients[0].command("abort", "a1", json!({})).await;
+    let refused = clients[0].answer("a1").await;
+    assert_eq!(refused["d"]["code"], "cannot_abort", "{refused}");
+    clients[1].command("resign", "r2", json!({})).await;
+    assert_eq!(clients[1].answer("r2").await["t"], "ack");
+    let over = clients[0].next_of("game_over").await;
+    assert_eq!(over["d"]["result"]["winner"], 0, "{over}");
+    // Placed Dara 1, Sok 2, Vann 3: the same changes as three_players' by-hand Plackett-Luce for
+    // places (2, 3, 1) there, seat by seat here.
+    assert_eq!(
+        over["d"]["ratings"],
+        json!([{"seat": 0, "before": 1500, "after": 1620, "diff": 120},
+               {"seat": 1, "before": 1500, "after": 1530, "diff": 30},
+               {"seat": 2, "before": 1500, "after": 1349, "diff": -151}])
+    );
+    let (_, record) = get(addr, &format!("/api/games/{room_id}")).await;
+    assert_eq!(record["ratings"], over["d"]["ratings"]);
+    server.shutdown().await;
+}
+
 /// A player who never moves and runs out of time loses the game but no rating, and the winner
 /// gains none: a game that ends before every player moved is unrated, as on lichess.
 #[tokio::test]

@@ -270,11 +270,16 @@ impl RoomState {
             .flatten()
     }
 
-    /// Whether every seat has made at least one move. A game that ends before (a player who
-    /// never moved, resigned or ran out of time before their first move) is not rated, as on
-    /// lichess: until then it could have been aborted.
-    pub fn every_seat_moved(&self) -> bool {
-        self.moved.iter().all(|&moved| moved)
+    /// Whether the game can no longer be aborted: every seat that has not left a game going on
+    /// without it (in three-player Khan-Tsin, every seat still in play) has made a move. A game
+    /// that ends before (a player who never moved, resigned or ran out of time before their first
+    /// move, and so ended it) is not rated, as on lichess; a three-player game whose no-show left
+    /// after the other two had moved is played out and rated, the no-show among the leavers.
+    pub fn abort_window_closed(&self) -> bool {
+        self.moved
+            .iter()
+            .enumerate()
+            .all(|(seat, &moved)| moved || self.leavers.iter().any(|&l| usize::from(l) == seat))
     }
 
     /// What a command of `by` (`None`: a spectator's connection) decides, or why it is refused.

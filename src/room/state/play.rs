@@ -110,12 +110,7 @@ impl RoomState {
             return Ok(vec![game_over(Outcome::draw(EndReason::Aborted))]);
         }
         self.in_play(seat)?;
-        let everyone_moved = self
-            .game
-            .in_play()
-            .into_iter()
-            .all(|s| self.moved.get(usize::from(s)).copied().unwrap_or(true));
-        if everyone_moved {
+        if self.abort_window_closed() {
             return Err(Refusal::new(
                 Code::CannotAbort,
                 "every player has moved: the game can no longer be aborted (resign or offer a draw)",
