@@ -5,7 +5,8 @@
 
 mod support;
 
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use support::account::{Auth, api_token, credentials, register, whoami};
 use support::server::sqlite_server_with;
@@ -53,6 +54,43 @@ fn an_unreachable_postgres_is_named_with_its_cause() {
     assert!(!ok, "{out}");
     assert!(
         err.contains("cannot reach the database at 127.0.0.1:1: ") && err.contains("refused"),
+        "{err}"
+    );
+}
+
+/// A PostgreSQL port that takes the connection and never answers (a frozen server) is named
+/// too, after a bounded wait, instead of holding the command for ever.
+#[test]
+fn a_postgres_that_never_answers_is_named_not_waited_on() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().collect();
+        drop(held);
+    });
+    let url = format!("postgres://nobody@127.0.0.1:{port}/khanate");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_khanate"))
+        .args(["user", "--database-url", &url, "list"])
+        .env_remove("DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let given_up_after = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > given_up_after {
+            child.kill().unwrap();
+            panic!("khanate user list still waits on a silent database after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "cannot reach the database at 127.0.0.1:{port}: no answer"
+        )),
         "{err}"
     );
 }

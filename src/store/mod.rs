@@ -102,9 +102,12 @@ pub enum StoreError {
     /// Applying the migrations at connect failed.
     #[error("migration: {0}")]
     Migrate(sqlx::migrate::MigrateError),
-    /// No connection to PostgreSQL could be opened at connect: `at` is the host and port the URL
-    /// names, `cause` what a direct attempt answered (refused, no such host, a password
-    /// refused), since the pool itself says only that it timed out.
+    /// No connection to PostgreSQL could be opened at connect within the pool's acquire timeout
+    /// (nothing listening, a server still starting up, one that never answers; sqlx's pool
+    /// retries only these): `at` is the host and port the URL names, `cause` what one more
+    /// direct attempt answered ("Connection refused", or "no answer within 2500 ms"), since the
+    /// pool itself says only that it timed out. Any other failure (no such host, a refused
+    /// password or database) the pool reports at once, as [`StoreError::Database`].
     #[error("cannot reach the database at {at}: {cause}")]
     Unreachable {
         /// `host:port` from the URL (a socket directory for a Unix socket).

@@ -44,11 +44,14 @@ const MAX_CONNECTIONS: u32 = 10;
 const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(2500);
 
 /// Why nothing at `options` could be connected to: one direct attempt, whose error the pool's
-/// timeout hides.
+/// timeout hides, given up after [`ACQUIRE_TIMEOUT`] (a server that takes the connection and
+/// never answers would otherwise hold it for ever: sqlx's own connect has no deadline).
 async fn unreachable(options: &PgConnectOptions) -> StoreError {
-    let cause = match PgConnection::connect_with(options).await {
-        Ok(_) => "no connection within the pool's acquire timeout".to_owned(),
-        Err(e) => e.to_string(),
+    let attempt = tokio::time::timeout(ACQUIRE_TIMEOUT, PgConnection::connect_with(options));
+    let cause = match attempt.await {
+        Ok(Ok(_)) => "no connection within the pool's acquire timeout".to_owned(),
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => format!("no answer within {} ms", ACQUIRE_TIMEOUT.as_millis()),
     };
     StoreError::Unreachable {
         at: format!("{}:{}", options.get_host(), options.get_port()),
