@@ -111,18 +111,19 @@ impl SqliteStore {
     }
 }
 
-/// Whether `url` names an in-memory database (`sqlite::memory:` or `?mode=memory`).
 /// The file a `sqlite:` `url` names, when it names a file that does not exist (`None` for an
-/// in-memory database, a file that exists, or a URL sqlx cannot read).
+/// in-memory database, a URL that names no file (`sqlite:`, SQLite's private temporary
+/// database), a file that exists, or a URL sqlx cannot read).
 pub fn absent_file(url: &str) -> Option<std::path::PathBuf> {
     if is_memory_url(url) {
         return None;
     }
     let options = SqliteConnectOptions::from_str(url).ok()?;
     let file = options.get_filename();
-    (!file.exists()).then(|| file.to_path_buf())
+    (!file.as_os_str().is_empty() && !file.exists()).then(|| file.to_path_buf())
 }
 
+/// Whether `url` names an in-memory database (`sqlite::memory:` or `?mode=memory`).
 fn is_memory_url(url: &str) -> bool {
     let rest = url.strip_prefix("sqlite:").unwrap_or(url);
     let rest = rest.strip_prefix("//").unwrap_or(rest);
@@ -221,7 +222,7 @@ impl Dialect for Lite {
 
 #[cfg(test)]
 mod tests {
-    use super::is_memory_url;
+    use super::{absent_file, is_memory_url};
 
     #[test]
     fn memory_urls_are_recognised() {
@@ -230,5 +231,19 @@ mod tests {
         assert!(is_memory_url("sqlite://shared?mode=memory&cache=shared"));
         assert!(!is_memory_url("sqlite:///tmp/khanate.db"));
         assert!(!is_memory_url("sqlite://khanate.db?mode=rwc"));
+    }
+
+    #[test]
+    fn only_a_named_file_that_does_not_exist_is_absent() {
+        let dir = std::env::temp_dir().join(format!("khanate-absent-{}", std::process::id()));
+        let missing = dir.join("missing.db");
+        assert_eq!(
+            absent_file(&format!("sqlite://{}", missing.display())),
+            Some(missing)
+        );
+        let here = std::env::current_exe().unwrap();
+        assert_eq!(absent_file(&format!("sqlite://{}", here.display())), None);
+        assert_eq!(absent_file("sqlite::memory:"), None);
+        assert_eq!(absent_file("sqlite:"), None);
     }
 }
