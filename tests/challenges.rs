@@ -124,6 +124,18 @@ async fn an_accepted_challenge_starts_the_game_for_both_and_moves_tell_your_turn
     );
     let (status, again) = act(&server, &sok, &made["id"], "accept").await;
     assert_eq!(code(&(status, again)), (409, "challenge_closed"));
+    // A page that missed the game_start finds the room by the challenge, for either player.
+    for who in [&dara, &sok] {
+        assert_eq!(status_of(&server, who, &made).await, "accepted");
+        let path = format!("/api/challenges/{}", made["id"].as_str().unwrap());
+        let answer = get_as(server.addr, &path, Auth::Cookie(&who.cookie)).await;
+        assert_eq!(
+            (&answer.body["room_id"], &answer.body["invite_code"]),
+            (&json!(room), &accepted["invite_code"]),
+            "{}",
+            answer.body
+        );
+    }
 
     // Dara opens the room by the account's seat (no token); Sok by the token.
     let code_ = accepted["invite_code"].clone();
