@@ -1,6 +1,7 @@
 // The room socket's failover (web/js/socket.js) without a browser, on mocked timers and a fake
 // WebSocket: a socket not opened within 1.5 s (a frozen node behind the proxy: its kernel takes
-// the connection, nothing answers) and a connection that falls silent are given up, and the next
+// the connection, nothing answers; each such try in a row gets twice as long, up to 15 s, for a
+// slow link) and a connection that falls silent are given up, and the next
 // connection asks the proxy for another node with `via` (docs/deploy/cluster.md "The proxy").
 // Run by `node --test tests/js` (tests/web_client.rs `the_client_modules_pass_their_node_tests`).
 
@@ -19,6 +20,9 @@ class FakeWebSocket {
   constructor(url) {
     this.url = new URL(url);
     this.readyState = FakeWebSocket.CONNECTING;
+    /** When it was made, and closed by the socket (mocked ms epoch; null: not yet). */
+    this.madeAt = Date.now();
+    this.closedAt = null;
     /** @type {object[]} */
     this.sent = [];
     this.onopen = () => {};
@@ -33,6 +37,7 @@ class FakeWebSocket {
 
   close() {
     this.readyState = FakeWebSocket.CLOSED;
+    this.closedAt ??= Date.now();
   }
 
   /** The server upgrades the socket and welcomes the hello. */
@@ -59,6 +64,27 @@ function wait(ms) {
   for (let i = 0; i < ms / 100; i += 1) mock.timers.tick(100);
 }
 
+/** Moves the mocked clock on, 100 ms at a time, until `done()` holds (at most `ms`). */
+function waitUntil(done, ms = 60_000) {
+  for (let i = 0; i < ms / 100 && !done(); i += 1) mock.timers.tick(100);
+  assert.ok(done(), `not within ${ms} ms`);
+}
+
+/**
+ * Lets `count` sockets in a row go unopened (from the last one made): how long the room socket
+ * waited for each before giving it up, in ms.
+ */
+function unopened(count) {
+  const deadlines = [];
+  for (let i = 0; i < count; i += 1) {
+    const ws = sockets.at(-1);
+    waitUntil(() => ws.closedAt !== null);
+    deadlines.push(ws.closedAt - ws.madeAt);
+    waitUntil(() => sockets.at(-1) !== ws);
+  }
+  return deadlines;
+}
+
 function roomSocket() {
   return new RoomSocket({ room: 'r1', route: 'K7QX', token: 't1', onFrame() {}, onState() {} });
 }
@@ -79,8 +105,8 @@ test('a socket the proxy never upgrades is given up after 1.5 s, and the next as
   wait(600); // the first retry comes within 250 to 500 ms
   assert.equal(sockets.length, 2);
   assert.equal(lastVia(), '1');
-  // Not upgraded either: the third asks for yet another.
-  wait(1_600 + 1_100);
+  // Not upgraded either (within 3 s, this second time): the third asks for yet another.
+  wait(3_000 + 1_100);
   assert.equal(sockets.length, 3);
   assert.equal(lastVia(), '2');
   // This one is: the socket stays, and says hello there.
@@ -127,5 +153,18 @@ test('a socket the server closes comes back through the same node', () => {
   wait(600);
   assert.equal(sockets.length, 2);
   assert.equal(lastVia(), null);
+  socket.close();
+});
+
+test('each open that timed out in a row gives the next longer, up to 15 s; a welcome starts again at 1.5 s', () => {
+  const socket = roomSocket();
+  // A link 600 ms away needs about 2 s to open a TLS WebSocket: the second try has time.
+  assert.deepEqual(unopened(6), [1_500, 3_000, 6_000, 12_000, 15_000, 15_000]);
+  sockets.at(-1).welcome();
+  assert.equal(socket.state, 'online');
+  sockets.at(-1).readyState = FakeWebSocket.CLOSED;
+  sockets.at(-1).onclose({ code: 1012 });
+  waitUntil(() => sockets.at(-1).readyState === FakeWebSocket.CONNECTING);
+  assert.deepEqual(unopened(2), [1_500, 3_000]);
   socket.close();
 });

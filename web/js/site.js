@@ -2,7 +2,8 @@
 // challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
 // opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
-// silence or a handshake not answered in time; its welcome lists what is open again, and
+// silence or a handshake not answered in time (heartbeat.js openDeadline: longer for each
+// socket in a row that was not welcomed); its welcome lists what is open again, and
 // a challenge this user made that is missing from it closed meanwhile: if it was accepted (its
 // game_start reached no page), the room opens all the same (GET api/challenges/{id}).
 
@@ -10,11 +11,14 @@ import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
 import { keepSeat } from './seats.js';
 import { $ } from './dom.js';
-import { Heartbeat, OPEN_WITHIN_MS } from './heartbeat.js';
+import { Heartbeat, openDeadline } from './heartbeat.js';
 
 /** @typedef {{ id: string, from: string, to: string, game: string, seats: number, clock: { initial_s?: number, increment_s?: number, days_per_move?: number } | null, rated: boolean, color: string, expires_at: string }} Challenge */
 
 const RECONNECT_MS = 2_000;
+// Sockets in a row that ended without a welcome: each makes the next one's open deadline longer
+// (heartbeat.js openDeadline), for a link too slow to open one within the first.
+let failures = 0;
 
 /** @type {Map<string, Challenge>} */
 const open = new Map();
@@ -127,10 +131,12 @@ export function openSiteChannel() {
   /** @type {Heartbeat | null} */
   let heartbeat = null;
   let ended = false;
+  let welcomed = false;
   // This socket is done (closed, silent, or never opened): another in RECONNECT_MS, once.
   const end = () => {
     if (ended) return;
     ended = true;
+    if (!welcomed) failures += 1;
     clearTimeout(opening);
     heartbeat?.stop();
     delete document.body.dataset.site;
@@ -139,7 +145,7 @@ export function openSiteChannel() {
   };
   const opening = setTimeout(() => {
     if (socket.readyState === WebSocket.CONNECTING) end();
-  }, OPEN_WITHIN_MS);
+  }, openDeadline(failures));
   socket.addEventListener('open', () => {
     clearTimeout(opening);
     heartbeat = new Heartbeat(socket, end);
@@ -147,6 +153,10 @@ export function openSiteChannel() {
   socket.addEventListener('message', (message) => {
     const frame = JSON.parse(String(message.data));
     heartbeat?.heard(frame.t);
+    if (frame.t === 'welcome') {
+      welcomed = true;
+      failures = 0;
+    }
     received(frame);
   });
   socket.addEventListener('close', end);

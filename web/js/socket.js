@@ -21,7 +21,7 @@
 //   socket.close()
 
 import { socketUrl } from './api.js';
-import { Heartbeat, OPEN_WITHIN_MS } from './heartbeat.js';
+import { Heartbeat, openDeadline } from './heartbeat.js';
 
 /** @typedef {import('./protocol.js').ServerFrame} ServerFrame */
 /** @typedef {'connecting' | 'online' | 'offline'} SocketState */
@@ -56,7 +56,8 @@ const LONGEST_RETRY_MS = 15_000;
 // The heartbeat (heartbeat.js) finds a connection dead within about three seconds; its pongs
 // measure the round trip (`socket.lagMs`), which the page counts into its clocks
 // (room/state.js setClock): the first ping goes out with the welcome, so the round trip is known
-// within the first second of a connection. A socket not open within OPEN_WITHIN_MS, or one that
+// within the first second of a connection. A socket not open within its deadline (heartbeat.js
+// openDeadline: 1.5 s, growing with each attempt in a row that was not welcomed), or one that
 // fell silent, reconnects with the next `via` in its URL: docs/deploy/nginx-cluster.conf hashes
 // it with the room, so the proxy most likely picks another node than a frozen one
 // (docs/deploy/cluster.md "The proxy").
@@ -87,14 +88,19 @@ export class RoomSocket {
     /** @type {Map<string, PendingCommand>} */
     this.pending = new Map();
     this.attempts = 0;
+    // Attempts in a row that ended without a welcome: they make the next one's open deadline
+    // longer (openDeadline), for a link too slow to open a socket within the first.
+    this.failures = 0;
+    // Whether the current connection was welcomed.
+    this.welcomed = false;
     // How many times a node this socket went through fell silent or never opened the socket:
-    // the `via` of the URL (see OPEN_WITHIN_MS).
+    // the `via` of the URL (see openDeadline).
     this.via = 0;
     /** @type {WebSocket | null} */
     this.ws = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
-    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's OPEN_WITHIN_MS */
+    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's open deadline */
     this.openTimer = undefined;
     /** @type {Heartbeat | null} */
     this.heartbeat = null;
@@ -115,13 +121,14 @@ export class RoomSocket {
     clearTimeout(this.timer);
     this.retryAt = null;
     this.error = null;
+    this.welcomed = false;
     this.setState('connecting');
     const ws = new WebSocket(socketUrl(this.route, this.via));
     this.ws = ws;
     clearTimeout(this.openTimer);
     this.openTimer = setTimeout(() => {
       if (ws === this.ws && ws.readyState === WebSocket.CONNECTING) this.giveUp(ws);
-    }, OPEN_WITHIN_MS);
+    }, openDeadline(this.failures));
     ws.onopen = () => {
       if (ws !== this.ws) return;
       clearTimeout(this.openTimer);
@@ -146,6 +153,8 @@ export class RoomSocket {
     switch (frame.t) {
       case 'welcome':
         this.attempts = 0;
+        this.failures = 0;
+        this.welcomed = true;
         this.setState('online');
         this.startHeartbeat();
         this.onFrame(frame);
@@ -223,6 +232,7 @@ export class RoomSocket {
     this.stopHeartbeat();
     this.ws = null;
     if (this.closing) return;
+    this.ended();
     if (GIVE_UP.has(code)) {
       this.failure = { code: this.error ?? GIVE_UP.get(code) ?? 'bad_message' };
       for (const pending of this.pending.values()) {
@@ -247,7 +257,14 @@ export class RoomSocket {
     this.stopHeartbeat();
     this.ws = null;
     ws?.close();
+    this.ended();
     this.connect();
+  }
+
+  // The current attempt is over (once per attempt): one not welcomed counts as a failure.
+  ended() {
+    if (!this.welcomed) this.failures += 1;
+    this.welcomed = false;
   }
 
   startHeartbeat() {
