@@ -2,8 +2,8 @@
 // on the home page and both land in one room, in different seats; a player who clicks and
 // cancels leaves the pool. A logged-in player's "Challenge Sok" on Sok's page reaches Sok's home
 // page at once (the site channel), Sok accepts there, and both pages open the game's room; a
-// challenger whose site channel was cut, then silent (its pings find it dead), when the challenge
-// was accepted gets there too.
+// challenger whose site channel was cut, then silent (opened, never welcomed: given up after the
+// open deadline), when the challenge was accepted gets there too.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -148,7 +148,7 @@ test('a challenge accepted while the challenger\'s site channel was away still o
   await sok.waitForURL(/\/r\/[a-z0-9]+$/);
   assert.match(dara.url(), /\/@\/Bopha$/, 'still on the player page');
 
-  // The server is reachable again: the page finds its silent socket dead by its own pings and
+  // The server is reachable again: the page gives up its silent socket (no welcome in time) and
   // reconnects; the welcome no longer lists the challenge, so the page asks what became of it,
   // and opens the game.
   away = false;

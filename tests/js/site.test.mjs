@@ -98,6 +98,15 @@ function failing(count, how = () => {}) {
   return deadlines;
 }
 
+// The channel reconnects for ever (a page has one): each test leaves it welcomed and quiet, and
+// the next test's first socket is the reconnect that follows the server closing it.
+function handOver() {
+  const ws = sockets.at(-1);
+  ws.close();
+  sockets = [];
+  waitUntil(() => sockets.length === 1);
+}
+
 test('each open that timed out in a row gives the next longer, up to 15 s; a welcome starts again at 1.5 s', () => {
   openSiteChannel();
   assert.equal(sockets[0].url.href, 'wss://games.example.org/ws/site');
@@ -108,4 +117,12 @@ test('each open that timed out in a row gives the next longer, up to 15 s; a wel
   waitUntil(() => sockets.at(-1).readyState === FakeWebSocket.CONNECTING);
   assert.deepEqual(failing(2), [1_500, 3_000]);
   sockets.at(-1).welcome();
+});
+
+test('a socket opened and never welcomed is given up as one never opened', () => {
+  handOver();
+  // Right after the upgrade the server froze: not a frame.
+  assert.deepEqual(failing(3, (ws) => ws.open()), [1_500, 3_000, 6_000]);
+  sockets.at(-1).welcome();
+  assert.equal(document.body.dataset.site, 'open');
 });

@@ -1,7 +1,8 @@
 // The room socket's failover (web/js/socket.js) without a browser, on mocked timers and a fake
 // WebSocket: a socket not opened within 1.5 s (a frozen node behind the proxy: its kernel takes
 // the connection, nothing answers; each such try in a row gets twice as long, up to 15 s, for a
-// slow link) and a connection that falls silent are given up, and the next
+// slow link), one opened and not welcomed within as long again, and a connection that falls
+// silent are given up, and the next
 // connection asks the proxy for another node with `via` (docs/deploy/cluster.md "The proxy").
 // Run by `node --test tests/js` (tests/web_client.rs `the_client_modules_pass_their_node_tests`).
 
@@ -40,10 +41,15 @@ class FakeWebSocket {
     this.closedAt ??= Date.now();
   }
 
-  /** The server upgrades the socket and welcomes the hello. */
-  welcome() {
+  /** The server upgrades the socket. */
+  open() {
     this.readyState = FakeWebSocket.OPEN;
     this.onopen();
+  }
+
+  /** The server upgrades the socket and welcomes the hello. */
+  welcome() {
+    this.open();
     this.onmessage({ data: JSON.stringify({ t: 'welcome', d: { room_id: 'r1' } }) });
   }
 }
@@ -166,5 +172,31 @@ test('each open that timed out in a row gives the next longer, up to 15 s; a wel
   sockets.at(-1).onclose({ code: 1012 });
   waitUntil(() => sockets.at(-1).readyState === FakeWebSocket.CONNECTING);
   assert.deepEqual(unopened(2), [1_500, 3_000]);
+  socket.close();
+});
+
+test('a socket opened and never welcomed is given up as one never opened, and the next asks for another node', () => {
+  const socket = roomSocket();
+  // The node upgrades the socket, then freezes before it answers the hello.
+  wait(500);
+  sockets[0].open();
+  assert.equal(sockets[0].sent[0].t, 'hello');
+  wait(1_400);
+  assert.equal(sockets[0].readyState, FakeWebSocket.OPEN, 'still waiting for the welcome');
+  waitUntil(() => sockets[0].closedAt !== null, 10_000);
+  assert.equal(sockets[0].closedAt - sockets[0].madeAt, 500 + 1_500, 'the open deadline, counted from the upgrade');
+  assert.equal(socket.state, 'offline');
+  waitUntil(() => sockets.length === 2);
+  assert.equal(lastVia(), '1');
+  // The next one too, given twice as long.
+  sockets[1].open();
+  wait(2_900);
+  assert.equal(sockets[1].readyState, FakeWebSocket.OPEN);
+  waitUntil(() => sockets[1].closedAt !== null, 10_000);
+  assert.equal(sockets[1].closedAt - sockets[1].madeAt, 3_000);
+  waitUntil(() => sockets.length === 3);
+  assert.equal(lastVia(), '2');
+  sockets[2].welcome();
+  assert.equal(socket.state, 'online');
   socket.close();
 });

@@ -2,8 +2,8 @@
 // challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
 // opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
-// silence or a handshake not answered in time (heartbeat.js openDeadline: longer for each
-// socket in a row that was not welcomed); its welcome lists what is open again, and
+// silence, a handshake not answered in time or a welcome not sent within as long again
+// (heartbeat.js openDeadline: longer for each socket in a row that was not welcomed); its welcome lists what is open again, and
 // a challenge this user made that is missing from it closed meanwhile: if it was accepted (its
 // game_start reached no page), the room opens all the same (GET api/challenges/{id}).
 
@@ -132,30 +132,39 @@ export function openSiteChannel() {
   let heartbeat = null;
   let ended = false;
   let welcomed = false;
-  // This socket is done (closed, silent, or never opened): another in RECONNECT_MS, once.
+  // The socket must open within the deadline, and then be welcomed within as long again (the
+  // server sends the welcome first, and answers pings only after it); the heartbeat starts at
+  // the welcome, as a room socket's does.
+  const deadline = openDeadline(failures);
+  // This socket is done (closed, silent, not opened or not welcomed in time): another in
+  // RECONNECT_MS, once.
   const end = () => {
     if (ended) return;
     ended = true;
     if (!welcomed) failures += 1;
-    clearTimeout(opening);
+    clearTimeout(waiting);
     heartbeat?.stop();
     delete document.body.dataset.site;
     socket.close();
     setTimeout(openSiteChannel, RECONNECT_MS);
   };
-  const opening = setTimeout(() => {
+  let waiting = setTimeout(() => {
     if (socket.readyState === WebSocket.CONNECTING) end();
-  }, openDeadline(failures));
+  }, deadline);
   socket.addEventListener('open', () => {
-    clearTimeout(opening);
-    heartbeat = new Heartbeat(socket, end);
+    clearTimeout(waiting);
+    waiting = setTimeout(() => {
+      if (!welcomed) end();
+    }, deadline);
   });
   socket.addEventListener('message', (message) => {
     const frame = JSON.parse(String(message.data));
     heartbeat?.heard(frame.t);
-    if (frame.t === 'welcome') {
+    if (frame.t === 'welcome' && !welcomed) {
+      clearTimeout(waiting);
       welcomed = true;
       failures = 0;
+      heartbeat = new Heartbeat(socket, end);
     }
     received(frame);
   });

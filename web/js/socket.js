@@ -57,8 +57,8 @@ const LONGEST_RETRY_MS = 15_000;
 // measure the round trip (`socket.lagMs`), which the page counts into its clocks
 // (room/state.js setClock): the first ping goes out with the welcome, so the round trip is known
 // within the first second of a connection. A socket not open within its deadline (heartbeat.js
-// openDeadline: 1.5 s, growing with each attempt in a row that was not welcomed), or one that
-// fell silent, reconnects with the next `via` in its URL: docs/deploy/nginx-cluster.conf hashes
+// openDeadline: 1.5 s, growing with each attempt in a row that was not welcomed), one open but
+// not welcomed within as long again, or one that fell silent, reconnects with the next `via` in its URL: docs/deploy/nginx-cluster.conf hashes
 // it with the room, so the proxy most likely picks another node than a frozen one
 // (docs/deploy/cluster.md "The proxy").
 
@@ -100,7 +100,7 @@ export class RoomSocket {
     this.ws = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
-    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's open deadline */
+    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's open deadline, then its welcome's */
     this.openTimer = undefined;
     /** @type {Heartbeat | null} */
     this.heartbeat = null;
@@ -125,13 +125,20 @@ export class RoomSocket {
     this.setState('connecting');
     const ws = new WebSocket(socketUrl(this.route, this.via));
     this.ws = ws;
+    // The socket must open within the deadline, and then be welcomed within as long again: a
+    // node that froze right after the upgrade never answers the hello, and the heartbeat starts
+    // only at the welcome.
+    const deadline = openDeadline(this.failures);
     clearTimeout(this.openTimer);
     this.openTimer = setTimeout(() => {
       if (ws === this.ws && ws.readyState === WebSocket.CONNECTING) this.giveUp(ws);
-    }, openDeadline(this.failures));
+    }, deadline);
     ws.onopen = () => {
       if (ws !== this.ws) return;
       clearTimeout(this.openTimer);
+      this.openTimer = setTimeout(() => {
+        if (ws === this.ws && !this.welcomed) this.giveUp(ws);
+      }, deadline);
       /** @type {{ protocol: number, room: string, token?: string, name?: string, last_v?: number }} */
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
@@ -152,6 +159,7 @@ export class RoomSocket {
     const roundTrip = this.heartbeat?.heard(frame.t) ?? null;
     switch (frame.t) {
       case 'welcome':
+        clearTimeout(this.openTimer);
         this.attempts = 0;
         this.failures = 0;
         this.welcomed = true;
