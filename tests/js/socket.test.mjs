@@ -2,8 +2,9 @@
 // WebSocket: a socket not opened within 1.5 s (a frozen node behind the proxy: its kernel takes
 // the connection, nothing answers; each such try in a row gets twice as long, up to 15 s, for a
 // slow link), one opened and not welcomed within as long again, and a connection that falls
-// silent are given up, and the next
-// connection asks the proxy for another node with `via` (docs/deploy/cluster.md "The proxy").
+// silent are given up, and the next connection asks the proxy for another node with `via`
+// (docs/deploy/cluster.md "The proxy"), until a connection that was healthy for 60 s sets it back
+// to 0.
 // Run by `node --test tests/js` (tests/web_client.rs `the_client_modules_pass_their_node_tests`).
 
 import assert from 'node:assert/strict';
@@ -198,5 +199,59 @@ test('a socket opened and never welcomed is given up as one never opened, and th
   assert.equal(lastVia(), '2');
   sockets[2].welcome();
   assert.equal(socket.state, 'online');
+  socket.close();
+});
+
+/** Keeps the last socket answering its pings for `ms`. */
+function healthyFor(ms) {
+  const ws = sockets.at(-1);
+  for (let i = 0; i < ms / 1_000; i += 1) {
+    wait(1_000);
+    ws.onmessage({ data: JSON.stringify({ t: 'pong' }) });
+  }
+}
+
+/** The server closes the last socket with `code`; waits for the next. */
+function closedByServer(code) {
+  const ws = sockets.at(-1);
+  ws.readyState = FakeWebSocket.CLOSED;
+  ws.onclose({ code });
+  waitUntil(() => sockets.at(-1) !== ws);
+}
+
+test('a connection healthy for 60 s reconnects, when it next does, to the room\'s own node (via 0)', () => {
+  const socket = roomSocket();
+  unopened(1);
+  assert.equal(lastVia(), '1');
+  // Healthy for 30 s only: the next connection keeps via 1.
+  sockets.at(-1).welcome();
+  healthyFor(30_000);
+  closedByServer(1012);
+  assert.equal(lastVia(), '1');
+  // Healthy for 60 s: nothing happens then (no reconnect of its own) ...
+  sockets.at(-1).welcome();
+  const made = sockets.length;
+  healthyFor(75_000);
+  assert.equal(sockets.length, made, 'no reconnect just to reset via');
+  // ... but the next reconnect is with via 0, the room's clients together again.
+  closedByServer(1012);
+  assert.equal(lastVia(), null);
+  socket.close();
+});
+
+test('a connection healthy for 60 s that falls silent asks for the room\'s own node, unless it was that one', () => {
+  const socket = roomSocket();
+  unopened(2);
+  assert.equal(lastVia(), '2');
+  sockets.at(-1).welcome();
+  healthyFor(60_000);
+  // Falls silent: given up, and the next goes to via 0, not 3.
+  waitUntil(() => sockets.at(-1).readyState === FakeWebSocket.CONNECTING, 10_000);
+  assert.equal(lastVia(), null);
+  // Healthy for 60 s on via 0, then silent: via 0's node is the one that fell silent.
+  sockets.at(-1).welcome();
+  healthyFor(60_000);
+  waitUntil(() => sockets.at(-1).readyState === FakeWebSocket.CONNECTING, 10_000);
+  assert.equal(lastVia(), '1');
   socket.close();
 });

@@ -52,6 +52,9 @@ export class Heartbeat {
     this.unansweredSince = null;
     /** @type {number | null} */
     this.pingAt = null;
+    // Stopped: no tick does anything any more (also should a timer fire once more after
+    // clearInterval, as Node's mocked timers do when an interval is cleared in its own tick).
+    this.stopped = false;
     this.timer = setInterval(() => this.beat(), PING_EVERY_MS);
     this.beat();
   }
@@ -71,6 +74,7 @@ export class Heartbeat {
 
   // One tick: give up on a connection that left our last ping unanswered, else ping.
   beat() {
+    if (this.stopped) return;
     const now = Date.now();
     if (this.unansweredSince !== null && now - this.unansweredSince > ANSWER_WITHIN_MS) {
       this.stop();
@@ -83,6 +87,7 @@ export class Heartbeat {
   }
 
   stop() {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 }
