@@ -4,8 +4,9 @@
 // opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
 // silence, a handshake not answered in time or a welcome not sent within as long again
 // (heartbeat.js openDeadline: longer for each socket in a row that was not welcomed); its welcome lists what is open again, and
-// a challenge this user made that is missing from it closed meanwhile: if it was accepted (its
-// game_start reached no page), the room opens all the same (GET api/challenges/{id}).
+// a challenge this user made (one `open` had, or one this page made: madeChallenge) that is
+// missing from it closed meanwhile: if it was accepted (its game_start reached no page), the room
+// opens all the same (GET api/challenges/{id}).
 
 import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
@@ -22,7 +23,22 @@ let failures = 0;
 
 /** @type {Map<string, Challenge>} */
 const open = new Map();
+// The ids of the challenges this page made (POST api/challenges answered them; see
+// madeChallenge) until it knows they closed: one made while the channel was away came as no
+// frame, so `open` never had it.
+/** @type {Set<string>} */
+const made = new Set();
 let me = '';
+
+/**
+ * A challenge this page made (`id` from POST api/challenges' answer): if a later welcome does not
+ * list it, the page asks what became of it as for the ones `open` had, and opens its room if it
+ * was accepted (so one made and accepted while the channel was away is not lost).
+ * @param {string} id
+ */
+export function madeChallenge(id) {
+  made.add(id);
+}
 
 /** @param {Challenge} challenge */
 function clockText(challenge) {
@@ -95,7 +111,9 @@ function render() {
  */
 async function openIfAccepted(id) {
   const challenge = await challengeStatus(id).catch(() => null);
-  if (challenge?.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
+  if (!challenge || challenge.status === 'open') return;
+  made.delete(id);
+  if (challenge.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
 }
 
 /** @param {{ t: string, d: any }} frame */
@@ -104,16 +122,19 @@ function received(frame) {
   if (frame.t === 'welcome') {
     /** @type {Challenge[]} */
     const now = d.challenges;
-    const closed = [...open.values()].filter((c) => c.from === d.user && !now.some((n) => n.id === c.id));
+    const mine = new Set([...made, ...[...open.values()].filter((c) => c.from === d.user).map((c) => c.id)]);
+    const closed = [...mine].filter((id) => !now.some((n) => n.id === id));
     me = d.user;
     open.clear();
     for (const challenge of now) open.set(challenge.id, challenge);
     document.body.dataset.site = 'open';
-    for (const challenge of closed) openIfAccepted(challenge.id);
+    for (const id of closed) openIfAccepted(id);
   } else if (frame.t === 'challenge') {
     open.set(d.id, d);
   } else if (frame.t === 'challenge_gone') {
     open.delete(d.id);
+    // Accepted: its game_start follows, or if that is lost, the next welcome's check finds it.
+    if (d.reason !== 'accepted') made.delete(d.id);
   } else if (frame.t === 'game_start') {
     location.href = roomUrl(d.invite_code);
     return;
