@@ -3,10 +3,10 @@
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
 // opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
 // silence, a handshake not answered in time or a welcome not sent within as long again
-// (heartbeat.js openDeadline: longer for each socket in a row that was not welcomed); its welcome lists what is open again, and
-// a challenge this user made (one `open` had, or one this page made: madeChallenge) that is
-// missing from it closed meanwhile: if it was accepted (its game_start reached no page), the room
-// opens all the same (GET api/challenges/{id}).
+// (heartbeat.js openDeadline: longer for each socket in a row that was not welcomed); its welcome
+// lists what is open again, and a challenge this user made (one `open` had, or one this page
+// made: madeChallenge) that is missing from it closed meanwhile: if it was accepted (its
+// game_start reached no page), the room opens all the same (GET api/challenges/{id}).
 
 import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
