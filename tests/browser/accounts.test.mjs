@@ -66,6 +66,17 @@ test('a second browser logs in and resumes the seat without its token; log out e
 test('the account page makes and revokes a token, changes the password and deletes the account', async (t) => {
   const page = await newPage(t, browser);
   await signIn(page, 'register', 'Sok', 'first passphrase');
+  // Loading the page asks who is logged in once: the header and the page share the answer.
+  const sessionRequests = [];
+  const seen = (request) => {
+    if (new URL(request.url()).pathname.endsWith('/api/session')) sessionRequests.push(request.url());
+  };
+  page.on('request', seen);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#account-name').textContent === 'Sok');
+  await page.waitForFunction(() => document.querySelector('#account-link').dataset.checked === 'true');
+  page.off('request', seen);
+  assert.equal(sessionRequests.length, 1, `GET api/session: ${sessionRequests}`);
   await page.fill('#token-description', 'my bot');
   await page.check('#scope-play');
   await page.click('#token-create');

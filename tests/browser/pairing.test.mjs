@@ -2,8 +2,9 @@
 // on the home page and both land in one room, in different seats; a player who clicks and
 // cancels leaves the pool. A logged-in player's "Challenge Sok" on Sok's page reaches Sok's home
 // page at once (the site channel), Sok accepts there, and both pages open the game's room; a
-// challenger whose site channel was cut, then silent (its pings find it dead), when the challenge
-// was accepted gets there too.
+// challenger whose site channel was cut, then silent (opened, never welcomed: given up after the
+// open deadline), when the challenge was accepted gets there too, and so does one whose channel
+// was already away when the challenge was made (the page knows it from the POST's answer only).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -102,45 +103,65 @@ test('a challenge from a player page is accepted on the home page and opens the 
   assert.deepEqual(room.seats.map((seat) => [seat.seat, seat.user]), [[0, 'Dara'], [1, 'Sok']]);
 });
 
+/**
+ * Routes `page`'s site channel through the test: forwarded to the server while `channel.away` is
+ * false; while it is true, a new socket opens but never hears from the server (no welcome, no
+ * event). `channel.cut()` drops the current one (the page reconnects, to a silent socket while
+ * away).
+ */
+async function routeSiteChannel(page) {
+  const channel = {
+    away: false,
+    /** @type {{ page: import('playwright-core').WebSocketRoute, server: import('playwright-core').WebSocketRoute | null }[]} */
+    sockets: [],
+    /** @type {string[]} the frames the server sent the page */
+    frames: [],
+    async cut() {
+      const last = channel.sockets.at(-1);
+      await last?.server?.close();
+      await last?.page.close();
+    },
+  };
+  await page.routeWebSocket(/\/ws\/site$/, (ws) => {
+    if (channel.away) {
+      channel.sockets.push({ page: ws, server: null });
+      return;
+    }
+    const upstream = ws.connectToServer();
+    upstream.onMessage((message) => {
+      channel.frames.push(String(message));
+      ws.send(message);
+    });
+    channel.sockets.push({ page: ws, server: upstream });
+  });
+  return channel;
+}
+
+// The page's silent sockets are given up after an open deadline that grows with each one in a
+// row (heartbeat.js openDeadline: 1.5 s, 3 s, 6 s, 12 s), then 2 s until the next: once the
+// server is reachable again, the page may take the rest of that deadline and 2 s to get back.
+const BACK_WITHIN_MS = 30_000;
+
 test('a challenge accepted while the challenger\'s site channel was away still opens the game there', async (t) => {
   const dara = await newPage(t, browser);
   const sok = await newPage(t, browser);
   await register(dara, 'Chan');
   await register(sok, 'Bopha');
-  // Chan's site channel goes through the test: forwarded to the server while `away` is false;
-  // while it is true, a new socket opens but never hears from the server (no welcome, no event).
-  let away = false;
-  /** @type {{ page: import('playwright-core').WebSocketRoute, server: import('playwright-core').WebSocketRoute | null }[]} */
-  const sockets = [];
-  /** @type {string[]} the frames the server sent Chan's page */
-  const frames = [];
-  await dara.routeWebSocket(/\/ws\/site$/, (ws) => {
-    if (away) {
-      sockets.push({ page: ws, server: null });
-      return;
-    }
-    const upstream = ws.connectToServer();
-    upstream.onMessage((message) => {
-      frames.push(String(message));
-      ws.send(message);
-    });
-    sockets.push({ page: ws, server: upstream });
-  });
+  const channel = await routeSiteChannel(dara);
   await dara.goto(`${server.url}/@/Bopha`);
   await dara.waitForSelector('#profile[data-ready="true"]');
   await dara.waitForSelector('body[data-site="open"]');
   await dara.selectOption('#challenge-game', 'khan');
   await dara.click('#challenge');
   await dara.waitForSelector('#challenge-sent:not(:empty)');
-  const told = await eventually(async () => frames.map((frame) => JSON.parse(frame).t), (types) => types.includes('challenge'));
+  const told = await eventually(async () => channel.frames.map((frame) => JSON.parse(frame).t), (types) => types.includes('challenge'));
   assert.ok(told.includes('challenge'), `${told}`);
 
   // The channel drops and comes back silent: Bopha accepts meanwhile, and the game_start
   // reaches no page of Chan's.
-  away = true;
-  await sockets[0].server?.close();
-  await sockets[0].page.close();
-  assert.equal(await eventually(async () => sockets.length, (n) => n === 2), 2, 'the channel reconnected');
+  channel.away = true;
+  await channel.cut();
+  assert.equal(await eventually(async () => channel.sockets.length, (n) => n === 2), 2, 'the channel reconnected');
   await sok.goto(`${server.url}/`);
   const entry = sok.locator('#challenges li');
   await entry.waitFor();
@@ -148,11 +169,45 @@ test('a challenge accepted while the challenger\'s site channel was away still o
   await sok.waitForURL(/\/r\/[a-z0-9]+$/);
   assert.match(dara.url(), /\/@\/Bopha$/, 'still on the player page');
 
-  // The server is reachable again: the page finds its silent socket dead by its own pings and
+  // The server is reachable again: the page gives up its silent socket (no welcome in time) and
   // reconnects; the welcome no longer lists the challenge, so the page asks what became of it,
   // and opens the game.
-  away = false;
-  await dara.waitForURL(/\/r\/[a-z0-9]+$/);
+  channel.away = false;
+  await dara.waitForURL(/\/r\/[a-z0-9]+$/, { timeout: BACK_WITHIN_MS });
+  assert.equal(dara.url(), sok.url());
+  await waitForRoom(dara, { status: 'playing', role: 'player' });
+});
+
+test('a challenge made and accepted while the challenger\'s site channel was away opens the game there', async (t) => {
+  const dara = await newPage(t, browser);
+  const sok = await newPage(t, browser);
+  await register(dara, 'Vanna');
+  await register(sok, 'Sophea');
+  const channel = await routeSiteChannel(dara);
+  await dara.goto(`${server.url}/@/Sophea`);
+  await dara.waitForSelector('#profile[data-ready="true"]');
+  await dara.waitForSelector('body[data-site="open"]');
+
+  // The channel drops and comes back silent before Vanna challenges: her page hears of the
+  // challenge only from the POST's answer (no `challenge` frame), and Sophea accepts it at once.
+  channel.away = true;
+  await channel.cut();
+  assert.equal(await eventually(async () => channel.sockets.length, (n) => n === 2), 2, 'the channel reconnected');
+  await dara.selectOption('#challenge-game', 'khan');
+  await dara.click('#challenge');
+  await dara.waitForSelector('#challenge-sent:not(:empty)');
+  await sok.goto(`${server.url}/`);
+  const entry = sok.locator('#challenges li');
+  await entry.waitFor();
+  await entry.locator('button[data-action="accept"]').click();
+  await sok.waitForURL(/\/r\/[a-z0-9]+$/);
+  assert.match(dara.url(), /\/@\/Sophea$/, 'still on the player page');
+  const heard = channel.frames.map((frame) => JSON.parse(frame).t);
+  assert.ok(!heard.includes('challenge') && !heard.includes('game_start'), `the page heard nothing of the challenge: ${heard}`);
+
+  // Back: the new welcome lists no challenge of Vanna's, but the page remembers the one it made.
+  channel.away = false;
+  await dara.waitForURL(/\/r\/[a-z0-9]+$/, { timeout: BACK_WITHIN_MS });
   assert.equal(dara.url(), sok.url());
   await waitForRoom(dara, { status: 'playing', role: 'player' });
 });

@@ -7,10 +7,13 @@ import { $, $button, $input } from './dom.js';
 import { showAccount } from './header.js';
 
 setUpLanguage();
-showAccount();
+// One GET api/session for the header and the page.
+const session = account();
+showAccount(session);
 
-async function show() {
-  const me = await account();
+/** @param {Promise<import('./api.js').Account | null>} [asked]  GET api/session's answer (asked anew by default) */
+async function show(asked = account()) {
+  const me = await asked;
   if (!me) {
     location.assign('login');
     return;
@@ -97,7 +100,7 @@ function leave(action) {
 
 $button('#logout').addEventListener('click', () => leave('logout'));
 $button('#logout-everywhere').addEventListener('click', () => leave('logout-everywhere'));
-show().catch((problem) => {
+show(session).catch((problem) => {
   $('#notice').textContent = errorText(problem);
   $('#notice').hidden = false;
 });

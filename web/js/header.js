@@ -5,14 +5,19 @@
 // (the tests wait for it).
 //
 //   const me = await showAccount();   // the logged-in account, or null (also when unreachable)
+//   showAccount(session);   // a page that asks GET api/session itself hands its answer over
 
 import { account } from './api.js';
 import { $ } from './dom.js';
 import { profileUrl } from './who.js';
 
-/** @returns {Promise<import('./api.js').Account | null>} */
-export async function showAccount() {
-  const me = await account().catch(() => null);
+/**
+ * @param {Promise<import('./api.js').Account | null>} [session]  GET api/session's answer, when the
+ *   page asked already (asked here otherwise)
+ * @returns {Promise<import('./api.js').Account | null>}
+ */
+export async function showAccount(session = account()) {
+  const me = await session.catch(() => null);
   const link = $('#account-link');
   if (me) {
     link.removeAttribute('data-i18n');

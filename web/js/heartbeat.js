@@ -14,11 +14,28 @@
 //
 // A live server upgrades a WebSocket at once; a frozen one behind a proxy never does, and the
 // proxy waits its read timeout (8 s as shipped) before trying another node: a socket not open
-// within OPEN_WITHIN_MS is given up like a silent one.
+// within openDeadline(failures) is given up like a silent one. That is OPEN_WITHIN_MS at first,
+// doubled for each attempt in a row that ended without a welcome, up to LONGEST_OPEN_WITHIN_MS: a
+// TLS WebSocket over a link of 500 to 700 ms round trip needs about three round trips to open,
+// more than the first deadline, and still opens at a later try.
+//
+//   const deadline = openDeadline(failures);   // 1.5 s, 3 s, 6 s, 12 s, then 15 s
 
 export const PING_EVERY_MS = 1_000;
 export const ANSWER_WITHIN_MS = 3_000;
 export const OPEN_WITHIN_MS = 1_500;
+export const LONGEST_OPEN_WITHIN_MS = 15_000;
+
+/**
+ * How long a socket may take to open after `failures` attempts in a row that ended without a
+ * welcome (0 after a welcome): OPEN_WITHIN_MS, doubled per failure, at most
+ * LONGEST_OPEN_WITHIN_MS.
+ * @param {number} failures
+ * @returns {number} ms
+ */
+export function openDeadline(failures) {
+  return Math.min(LONGEST_OPEN_WITHIN_MS, OPEN_WITHIN_MS * 2 ** Math.min(failures, 16));
+}
 
 export class Heartbeat {
   /**
@@ -35,6 +52,9 @@ export class Heartbeat {
     this.unansweredSince = null;
     /** @type {number | null} */
     this.pingAt = null;
+    // Stopped: no tick does anything any more (also should a timer fire once more after
+    // clearInterval, as Node's mocked timers do when an interval is cleared in its own tick).
+    this.stopped = false;
     this.timer = setInterval(() => this.beat(), PING_EVERY_MS);
     this.beat();
   }
@@ -54,6 +74,7 @@ export class Heartbeat {
 
   // One tick: give up on a connection that left our last ping unanswered, else ping.
   beat() {
+    if (this.stopped) return;
     const now = Date.now();
     if (this.unansweredSince !== null && now - this.unansweredSince > ANSWER_WITHIN_MS) {
       this.stop();
@@ -66,6 +87,7 @@ export class Heartbeat {
   }
 
   stop() {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 }

@@ -9,7 +9,7 @@
 // games, "?" while provisional) and their history as a plot (GET api/users/{name}/rating-history).
 
 import { ApiError, gameUrl, headToHead, noticeWithHomeLink, ratingHistory, userGames, userProfile } from './api.js';
-import { openSiteChannel } from './site.js';
+import { madeChallenge, openSiteChannel } from './site.js';
 import { GAMES } from './games.js';
 import { colorName, errorText, language, onLanguageChange, setUpLanguage, t } from './i18n.js';
 import { against, profileUrl, withPlayer } from './who.js';
@@ -222,6 +222,7 @@ function setUpChallenge() {
       $('#challenge-error').textContent = errorText(new ApiError(response?.status ?? 0, data?.error?.code ?? 'network', data?.error?.message ?? ''));
       return;
     }
+    madeChallenge(data.id);
     $('#challenge-sent').textContent = t('challenge.sent', { name: body.to });
   });
 }

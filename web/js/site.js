@@ -2,23 +2,43 @@
 // challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
 // opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
-// silence or a handshake not answered in time; its welcome lists what is open again, and
-// a challenge this user made that is missing from it closed meanwhile: if it was accepted (its
+// silence, a handshake not answered in time or a welcome not sent within as long again
+// (heartbeat.js openDeadline: longer for each socket in a row that was not welcomed); its welcome
+// lists what is open again, and a challenge this user made (one `open` had, or one this page
+// made: madeChallenge) that is missing from it closed meanwhile: if it was accepted (its
 // game_start reached no page), the room opens all the same (GET api/challenges/{id}).
 
 import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
 import { keepSeat } from './seats.js';
 import { $ } from './dom.js';
-import { Heartbeat, OPEN_WITHIN_MS } from './heartbeat.js';
+import { Heartbeat, openDeadline } from './heartbeat.js';
 
 /** @typedef {{ id: string, from: string, to: string, game: string, seats: number, clock: { initial_s?: number, increment_s?: number, days_per_move?: number } | null, rated: boolean, color: string, expires_at: string }} Challenge */
 
 const RECONNECT_MS = 2_000;
+// Sockets in a row that ended without a welcome: each makes the next one's open deadline longer
+// (heartbeat.js openDeadline), for a link too slow to open one within the first.
+let failures = 0;
 
 /** @type {Map<string, Challenge>} */
 const open = new Map();
+// The ids of the challenges this page made (POST api/challenges answered them; see
+// madeChallenge) until it knows they closed: one made while the channel was away came as no
+// frame, so `open` never had it.
+/** @type {Set<string>} */
+const made = new Set();
 let me = '';
+
+/**
+ * A challenge this page made (`id` from POST api/challenges' answer): if a later welcome does not
+ * list it, the page asks what became of it as for the ones `open` had, and opens its room if it
+ * was accepted (so one made and accepted while the channel was away is not lost).
+ * @param {string} id
+ */
+export function madeChallenge(id) {
+  made.add(id);
+}
 
 /** @param {Challenge} challenge */
 function clockText(challenge) {
@@ -91,7 +111,9 @@ function render() {
  */
 async function openIfAccepted(id) {
   const challenge = await challengeStatus(id).catch(() => null);
-  if (challenge?.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
+  if (!challenge || challenge.status === 'open') return;
+  made.delete(id);
+  if (challenge.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
 }
 
 /** @param {{ t: string, d: any }} frame */
@@ -100,16 +122,19 @@ function received(frame) {
   if (frame.t === 'welcome') {
     /** @type {Challenge[]} */
     const now = d.challenges;
-    const closed = [...open.values()].filter((c) => c.from === d.user && !now.some((n) => n.id === c.id));
+    const mine = new Set([...made, ...[...open.values()].filter((c) => c.from === d.user).map((c) => c.id)]);
+    const closed = [...mine].filter((id) => !now.some((n) => n.id === id));
     me = d.user;
     open.clear();
     for (const challenge of now) open.set(challenge.id, challenge);
     document.body.dataset.site = 'open';
-    for (const challenge of closed) openIfAccepted(challenge.id);
+    for (const id of closed) openIfAccepted(id);
   } else if (frame.t === 'challenge') {
     open.set(d.id, d);
   } else if (frame.t === 'challenge_gone') {
     open.delete(d.id);
+    // Accepted: its game_start follows, or if that is lost, the next welcome's check finds it.
+    if (d.reason !== 'accepted') made.delete(d.id);
   } else if (frame.t === 'game_start') {
     location.href = roomUrl(d.invite_code);
     return;
@@ -127,26 +152,41 @@ export function openSiteChannel() {
   /** @type {Heartbeat | null} */
   let heartbeat = null;
   let ended = false;
-  // This socket is done (closed, silent, or never opened): another in RECONNECT_MS, once.
+  let welcomed = false;
+  // The socket must open within the deadline, and then be welcomed within as long again (the
+  // server sends the welcome first, and answers pings only after it); the heartbeat starts at
+  // the welcome, as a room socket's does.
+  const deadline = openDeadline(failures);
+  // This socket is done (closed, silent, not opened or not welcomed in time): another in
+  // RECONNECT_MS, once.
   const end = () => {
     if (ended) return;
     ended = true;
-    clearTimeout(opening);
+    if (!welcomed) failures += 1;
+    clearTimeout(waiting);
     heartbeat?.stop();
     delete document.body.dataset.site;
     socket.close();
     setTimeout(openSiteChannel, RECONNECT_MS);
   };
-  const opening = setTimeout(() => {
+  let waiting = setTimeout(() => {
     if (socket.readyState === WebSocket.CONNECTING) end();
-  }, OPEN_WITHIN_MS);
+  }, deadline);
   socket.addEventListener('open', () => {
-    clearTimeout(opening);
-    heartbeat = new Heartbeat(socket, end);
+    clearTimeout(waiting);
+    waiting = setTimeout(() => {
+      if (!welcomed) end();
+    }, deadline);
   });
   socket.addEventListener('message', (message) => {
     const frame = JSON.parse(String(message.data));
     heartbeat?.heard(frame.t);
+    if (frame.t === 'welcome' && !welcomed) {
+      clearTimeout(waiting);
+      welcomed = true;
+      failures = 0;
+      heartbeat = new Heartbeat(socket, end);
+    }
     received(frame);
   });
   socket.addEventListener('close', end);

@@ -21,7 +21,7 @@
 //   socket.close()
 
 import { socketUrl } from './api.js';
-import { Heartbeat, OPEN_WITHIN_MS } from './heartbeat.js';
+import { Heartbeat, openDeadline } from './heartbeat.js';
 
 /** @typedef {import('./protocol.js').ServerFrame} ServerFrame */
 /** @typedef {'connecting' | 'online' | 'offline'} SocketState */
@@ -56,10 +56,16 @@ const LONGEST_RETRY_MS = 15_000;
 // The heartbeat (heartbeat.js) finds a connection dead within about three seconds; its pongs
 // measure the round trip (`socket.lagMs`), which the page counts into its clocks
 // (room/state.js setClock): the first ping goes out with the welcome, so the round trip is known
-// within the first second of a connection. A socket not open within OPEN_WITHIN_MS, or one that
-// fell silent, reconnects with the next `via` in its URL: docs/deploy/nginx-cluster.conf hashes
-// it with the room, so the proxy most likely picks another node than a frozen one
-// (docs/deploy/cluster.md "The proxy").
+// within the first second of a connection. A socket not open within its deadline (heartbeat.js
+// openDeadline: 1.5 s, growing with each attempt in a row that was not welcomed), one open but
+// not welcomed within as long again, or one that fell silent, reconnects with the next `via` in
+// its URL: docs/deploy/nginx-cluster.conf hashes it with the room, so the proxy most likely picks
+// another node than a frozen one (docs/deploy/cluster.md "The proxy"). A connection that was
+// healthy (welcomed, and heard from) for SETTLED_MS sets `via` back to 0 for the reconnect that
+// follows it, whenever that comes (none is made for it): the room's clients, which may have
+// scattered over several `via`s while a node was away, come together again on the room's own
+// node. Unless that connection itself went through via 0 and fell silent: then via 1, as ever.
+const SETTLED_MS = 60_000;
 
 // Client ids must never repeat for a seat (the server keeps a room's acks by cid for its whole
 // life), so each page load draws its own prefix.
@@ -87,14 +93,23 @@ export class RoomSocket {
     /** @type {Map<string, PendingCommand>} */
     this.pending = new Map();
     this.attempts = 0;
-    // How many times a node this socket went through fell silent or never opened the socket:
-    // the `via` of the URL (see OPEN_WITHIN_MS).
+    // Attempts in a row that ended without a welcome: they make the next one's open deadline
+    // longer (openDeadline), for a link too slow to open a socket within the first.
+    this.failures = 0;
+    // When the current connection was welcomed, and when a frame of it last arrived (ms epoch;
+    // null: not welcomed).
+    /** @type {number | null} */
+    this.welcomedAt = null;
+    /** @type {number | null} */
+    this.heardAt = null;
+    // The `via` of the URL: how many times in a row a node this socket went through fell silent,
+    // or did not open or welcome the socket in time (see SETTLED_MS).
     this.via = 0;
     /** @type {WebSocket | null} */
     this.ws = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
-    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's OPEN_WITHIN_MS */
+    /** @type {ReturnType<typeof setTimeout> | undefined} the current socket's open deadline, then its welcome's */
     this.openTimer = undefined;
     /** @type {Heartbeat | null} */
     this.heartbeat = null;
@@ -115,16 +130,25 @@ export class RoomSocket {
     clearTimeout(this.timer);
     this.retryAt = null;
     this.error = null;
+    this.welcomedAt = null;
+    this.heardAt = null;
     this.setState('connecting');
     const ws = new WebSocket(socketUrl(this.route, this.via));
     this.ws = ws;
+    // The socket must open within the deadline, and then be welcomed within as long again: a
+    // node that froze right after the upgrade never answers the hello, and the heartbeat starts
+    // only at the welcome.
+    const deadline = openDeadline(this.failures);
     clearTimeout(this.openTimer);
     this.openTimer = setTimeout(() => {
       if (ws === this.ws && ws.readyState === WebSocket.CONNECTING) this.giveUp(ws);
-    }, OPEN_WITHIN_MS);
+    }, deadline);
     ws.onopen = () => {
       if (ws !== this.ws) return;
       clearTimeout(this.openTimer);
+      this.openTimer = setTimeout(() => {
+        if (ws === this.ws && this.welcomedAt === null) this.giveUp(ws);
+      }, deadline);
       /** @type {{ protocol: number, room: string, token?: string, name?: string, last_v?: number }} */
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
@@ -143,9 +167,13 @@ export class RoomSocket {
   /** @param {ServerFrame} frame */
   receive(frame) {
     const roundTrip = this.heartbeat?.heard(frame.t) ?? null;
+    this.heardAt = Date.now();
     switch (frame.t) {
       case 'welcome':
+        clearTimeout(this.openTimer);
         this.attempts = 0;
+        this.failures = 0;
+        this.welcomedAt = this.heardAt;
         this.setState('online');
         this.startHeartbeat();
         this.onFrame(frame);
@@ -218,11 +246,15 @@ export class RoomSocket {
     });
   }
 
-  /** @param {number} code */
-  dropped(code) {
+  /**
+   * @param {number} code
+   * @param {boolean} [givenUp]  this page gave the connection up (see giveUp)
+   */
+  dropped(code, givenUp = false) {
     this.stopHeartbeat();
     this.ws = null;
     if (this.closing) return;
+    this.ended(givenUp);
     if (GIVE_UP.has(code)) {
       this.failure = { code: this.error ?? GIVE_UP.get(code) ?? 'bad_message' };
       for (const pending of this.pending.values()) {
@@ -247,25 +279,43 @@ export class RoomSocket {
     this.stopHeartbeat();
     this.ws = null;
     ws?.close();
+    this.ended(false);
     this.connect();
+  }
+
+  /**
+   * The current attempt is over (once per attempt): one not welcomed counts as a failure; the
+   * next asks for another node after a give-up, and for the room's own after a connection that
+   * was healthy for SETTLED_MS (see there).
+   * @param {boolean} givenUp
+   */
+  ended(givenUp) {
+    const settled = this.welcomedAt !== null && this.heardAt !== null && this.heardAt - this.welcomedAt >= SETTLED_MS;
+    if (this.welcomedAt === null) this.failures += 1;
+    this.welcomedAt = null;
+    this.heardAt = null;
+    if (settled) this.via = givenUp && this.via === 0 ? 1 : 0;
+    else if (givenUp) this.via += 1;
   }
 
   startHeartbeat() {
     this.stopHeartbeat();
     const ws = this.ws;
-    if (ws) this.heartbeat = new Heartbeat(ws, () => this.giveUp(ws));
+    if (!ws) return;
+    this.heartbeat = new Heartbeat(ws, () => {
+      if (ws === this.ws) this.giveUp(ws);
+    });
   }
 
   /**
-   * Gives up on `ws`, which fell silent or never opened: the next connection asks for another
-   * node (`via`).
+   * Gives up on `ws`, which fell silent, or was not opened or welcomed in time: the next
+   * connection asks for another node (`via`).
    * @param {WebSocket | null} ws
    */
   giveUp(ws) {
     this.ws = null;
     ws?.close();
-    this.via += 1;
-    this.dropped(1006);
+    this.dropped(1006, true);
   }
 
   stopHeartbeat() {
