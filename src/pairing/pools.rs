@@ -92,7 +92,12 @@ impl FromStr for Pool {
             .map_err(|e: crate::rules::RuleError| format!("pool {text:?}: {}", e.message))?;
         let most = if game == GameKind::KhanTsin { 3 } else { 2 };
         if !(2..=most).contains(&players) {
-            return Err(format!("pool {text:?}: {game} is played by 2 to {most}"));
+            let by = if most == 2 {
+                "2 players only".to_owned()
+            } else {
+                format!("2 to {most} players")
+            };
+            return Err(format!("pool {text:?}: {game} is played by {by}"));
         }
         let clock = if let Some(days) = clock_part.strip_suffix('d') {
             let days_per_move = days
@@ -212,7 +217,8 @@ mod tests {
             ("", "at least one pool"),
             ("khan", "GAME[:PLAYERS]@CLOCK"),
             ("chess@3+2", "unknown game"),
-            ("khan:3@3+2", "played by 2 to 2"),
+            ("khan:3@3+2", "khan is played by 2 players only"),
+            ("khan-tsin:4@5+3", "khan-tsin is played by 2 to 3 players"),
             ("khan@3", "MIN+INC or Nd"),
             ("khan@0+2", "initial_s"),
             ("khan@4d", "days_per_move"),
