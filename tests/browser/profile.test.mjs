@@ -141,6 +141,10 @@ test('a player\'s page: results, games, filters, head to head, private games, a 
   assert.deepEqual(await listed(vann), [[g1, 'win']]);
   assert.deepEqual(await headToHead(vann), { games: '1', wins: '1', draws: '0', losses: '0' });
   assert.deepEqual(await tallies(vann), { khan: [1, 1, 0, 0], 'ouk-chatrang': [1, 1, 0, 0] });
+  // Filtered to Khan against Sok, only the private game matches: the empty list says why.
+  await openProfile(vann, 'Dara', '?game=khan&vs=Sok');
+  assert.deepEqual(await listed(vann), []);
+  assert.match(await vann.locator('#games-empty').innerText(), /private games are listed only to their own players/);
 
   // Sok's phone: the same page fits the window.
   await openProfile(sok, 'Dara');
