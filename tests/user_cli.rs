@@ -95,6 +95,21 @@ fn a_postgres_that_never_answers_is_named_not_waited_on() {
     );
 }
 
+/// A PostgreSQL that answers and refuses (here: no such database) is named with its own words,
+/// not sqlx's "error returned from database: ... at line 948" (a line of PostgreSQL's source).
+#[test]
+fn a_database_that_does_not_exist_is_named_in_postgres_own_words() {
+    let server = support::db::postgres_server_url();
+    let url = support::db::with_database(&server, "khanate_no_such_database");
+    let (ok, out, err) = user(&url, &["list"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("cannot connect to the database at ")
+            && err.ends_with(": database \"khanate_no_such_database\" does not exist\n"),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn operators_list_show_disable_enable_and_reset_passwords() {
     let ((_file, url), server) = sqlite_server_with(|_| {}).await;

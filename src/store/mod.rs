@@ -106,13 +106,25 @@ pub enum StoreError {
     /// (nothing listening, a server still starting up, one that never answers; sqlx's pool
     /// retries only these): `at` is the host and port the URL names, `cause` what one more
     /// direct attempt answered ("Connection refused", or "no answer within 2500 ms"), since the
-    /// pool itself says only that it timed out. Any other failure (no such host, a refused
-    /// password or database) the pool reports at once, as [`StoreError::Database`].
+    /// pool itself says only that it timed out. Any other failure the pool reports at once, as
+    /// [`StoreError::Refused`].
     #[error("cannot reach the database at {at}: {cause}")]
     Unreachable {
         /// `host:port` from the URL (a socket directory for a Unix socket).
         at: String,
         /// What the connection attempt answered.
+        cause: String,
+    },
+    /// PostgreSQL could not be connected to at connect for a reason other than
+    /// [`StoreError::Unreachable`]'s: the server refused (no such database, a role or password
+    /// refused, TLS required) or the host could not be resolved. `at` is the host and port the
+    /// URL names, `cause` the server's own message (`database "x" does not exist`) or the
+    /// connection's error.
+    #[error("cannot connect to the database at {at}: {cause}")]
+    Refused {
+        /// `host:port` from the URL (a socket directory for a Unix socket).
+        at: String,
+        /// The server's message, or the error of the connection.
         cause: String,
     },
     /// A rated game's commit found a player's stored rating changed since it was read (another

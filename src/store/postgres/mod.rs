@@ -54,9 +54,28 @@ async fn unreachable(options: &PgConnectOptions) -> StoreError {
         Err(_) => format!("no answer within {} ms", ACQUIRE_TIMEOUT.as_millis()),
     };
     StoreError::Unreachable {
-        at: format!("{}:{}", options.get_host(), options.get_port()),
+        at: address(options),
         cause,
     }
+}
+
+/// The refusal `e` of a connection to `options` at connect, in the server's own words: sqlx's
+/// text of a database error ends with " at line N", a line of PostgreSQL's own source, which
+/// reads as a line of the operator's configuration.
+fn refused(options: &PgConnectOptions, e: sqlx::Error) -> StoreError {
+    let cause = match &e {
+        sqlx::Error::Database(db) => db.message().to_owned(),
+        _ => e.to_string(),
+    };
+    StoreError::Refused {
+        at: address(options),
+        cause,
+    }
+}
+
+/// `host:port` of `options` (a socket directory for a Unix socket).
+fn address(options: &PgConnectOptions) -> String {
+    format!("{}:{}", options.get_host(), options.get_port())
 }
 
 /// A PostgreSQL-backed store. Cheap to clone (the pool and the commit queue are shared).
@@ -78,7 +97,7 @@ impl PgStore {
         {
             Ok(pool) => pool,
             Err(sqlx::Error::PoolTimedOut) => return Err(unreachable(&options).await),
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(refused(&options, e)),
         };
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
         let group = GroupCommit::start(pool.clone());
