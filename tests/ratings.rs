@@ -490,6 +490,42 @@ async fn a_three_player_no_show_who_leaves_is_rated_last() {
     server.shutdown().await;
 }
 
+/// Two no-shows of a three-player game leave one after the other, the second ending it: the game
+/// ended while it could still be aborted, so it is unrated, although the ending command's own
+/// `left` puts the second among the leavers.
+#[tokio::test]
+async fn a_three_player_game_ended_by_its_last_no_show_is_unrated() {
+    let (_file, url) = support::db::fresh_sqlite_url();
+    let server = TestServer::start(&url).await;
+    let addr = server.addr;
+    let mut cookies = Vec::new();
+    for name in ["Dara", "Sok", "Vann"] {
+        cookies.push(register(addr, name).await);
+    }
+    let body = json!({"game": "khan-tsin", "seats": 3, "seat": 0, "rated": true,
+                      "clock": {"initial_s": 600, "increment_s": 0}});
+    let (room_id, code, mut clients) =
+        rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await;
+    let (kind, options) = support::table::game_of("khan-tsin", 3);
+    let local = AnyGame::new(kind, &options).unwrap();
+    let mv = local.legal_moves()[0].clone();
+    clients[0]
+        .send_move("p0", &mv, version(addr, &code).await)
+        .await;
+    assert_eq!(clients[0].answer("p0").await["t"], "ack", "{mv}");
+    // Vann leaves without a move; Sok, on move and without one either, resigns too: Dara wins.
+    clients[2].command("resign", "r1", json!({})).await;
+    assert_eq!(clients[2].answer("r1").await["t"], "ack");
+    clients[1].command("resign", "r2", json!({})).await;
+    assert_eq!(clients[1].answer("r2").await["t"], "ack");
+    let over = clients[0].next_of("game_over").await;
+    assert_eq!(over["d"]["result"]["winner"], 0, "{over}");
+    assert_eq!(over["d"].get("ratings"), None, "{over}");
+    let (_, record) = get(addr, &format!("/api/games/{room_id}")).await;
+    assert_eq!(record.get("ratings"), None, "{record}");
+    server.shutdown().await;
+}
+
 /// A player who never moves and runs out of time loses the game but no rating, and the winner
 /// gains none: a game that ends before every player moved is unrated, as on lichess.
 #[tokio::test]

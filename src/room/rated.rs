@@ -14,16 +14,19 @@ use crate::rules::{EndReason, Rules};
 use crate::store::{RatedGame, RatedSeat};
 
 /// The players (by seat) and the pool of the ratings a game changes, when `ended` is a rated
-/// room whose game has just ended: every seat an account's, the game started and not aborted,
-/// ended after it could no longer be aborted ([`RoomState::abort_window_closed`]: a no-show who
-/// ends the game loses no rating),
-/// and a clock to give the speed. `None` for any other room or end (it stays unrated).
-pub(super) fn rated_players(ended: &RoomState) -> Option<(Vec<Uuid>, RatingPool)> {
+/// room whose game has just ended (`before`, the same room before the command that ended it):
+/// every seat an account's, the game started and not aborted, ended after it could no longer be
+/// aborted ([`RoomState::ended_after_abort_window`]: a no-show who ends the game loses no
+/// rating), and a clock to give the speed. `None` for any other room or end (it stays unrated).
+pub(super) fn rated_players(
+    before: &RoomState,
+    ended: &RoomState,
+) -> Option<(Vec<Uuid>, RatingPool)> {
     let outcome = ended.result?;
     if !ended.rated
         || ended.started_at.is_none()
         || outcome.reason == EndReason::Aborted
-        || !ended.abort_window_closed()
+        || !before.ended_after_abort_window(ended)
     {
         return None;
     }

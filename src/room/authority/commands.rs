@@ -486,7 +486,7 @@ impl Authority {
             // The real staging fails the same way, and says so.
             return Ok(None);
         }
-        let Some((users, pool)) = rated::rated_players(&ended) else {
+        let Some((users, pool)) = rated::rated_players(&self.state, &ended) else {
             return Ok(None);
         };
         let before = self.store.ratings_of(&users, pool).await?;

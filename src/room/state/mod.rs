@@ -271,15 +271,22 @@ impl RoomState {
     }
 
     /// Whether the game can no longer be aborted: every seat that has not left a game going on
-    /// without it (in three-player Khan-Tsin, every seat still in play) has made a move. A game
-    /// that ends before (a player who never moved, resigned or ran out of time before their first
-    /// move, and so ended it) is not rated, as on lichess; a three-player game whose no-show left
-    /// after the other two had moved is played out and rated, the no-show among the leavers.
+    /// without it (in three-player Khan-Tsin, every seat still in play) has made a move.
     pub fn abort_window_closed(&self) -> bool {
-        self.moved
-            .iter()
-            .enumerate()
-            .all(|(seat, &moved)| moved || self.leavers.iter().any(|&l| usize::from(l) == seat))
+        self.ended_after_abort_window(self)
+    }
+
+    /// Whether `ended`, this state with the events of the command that ended the game applied,
+    /// ended after the abort window had closed: every seat has moved by the end or had left
+    /// before that command. A game that ends while it could still be aborted (a player who never
+    /// moved, then resigned, ran out of time or was claimed against, ending it, even as the
+    /// second no-show of three) is not rated, as on lichess; a three-player game whose no-show
+    /// left after the other two had moved is played out and rated, the no-show among the
+    /// leavers. The leavers are this state's: the ending command's own `left` does not count.
+    pub fn ended_after_abort_window(&self, ended: &RoomState) -> bool {
+        ended.moved.iter().enumerate().all(|(seat, &moved)| {
+            moved || self.leavers.iter().any(|&left| usize::from(left) == seat)
+        })
     }
 
     /// What a command of `by` (`None`: a spectator's connection) decides, or why it is refused.
