@@ -122,7 +122,9 @@ test('each open that timed out in a row gives the next longer, up to 15 s; a wel
 test('a socket opened and never welcomed is given up as one never opened', () => {
   handOver();
   // Right after the upgrade the server froze: not a frame.
-  assert.deepEqual(failing(3, (ws) => ws.open()), [1_500, 3_000, 6_000]);
+  // Welcomed within 6 s (a node may hold a hello while it takes over a dead node's room), or
+  // within the open deadline once that is longer.
+  assert.deepEqual(failing(5, (ws) => ws.open()), [6_000, 6_000, 6_000, 12_000, 15_000]);
   sockets.at(-1).welcome();
   assert.equal(document.body.dataset.site, 'open');
 });

@@ -25,6 +25,20 @@ export const PING_EVERY_MS = 1_000;
 export const ANSWER_WITHIN_MS = 3_000;
 export const OPEN_WITHIN_MS = 1_500;
 export const LONGEST_OPEN_WITHIN_MS = 15_000;
+// A server may hold a hello before its welcome while it takes over a room whose node died: up to
+// the lease's TTL + 2 s (5 s with the defaults, docs/deploy/cluster.md). Giving up sooner would
+// cancel that takeover and send the room's clients to other nodes at uneven times.
+export const WELCOME_WITHIN_MS = 6_000;
+
+/**
+ * How long an open socket may wait for its welcome after `failures` attempts in a row that ended
+ * without one: WELCOME_WITHIN_MS, or the open deadline if that is longer.
+ * @param {number} failures
+ * @returns {number} ms
+ */
+export function welcomeDeadline(failures) {
+  return Math.max(WELCOME_WITHIN_MS, openDeadline(failures));
+}
 
 /**
  * How long a socket may take to open after `failures` attempts in a row that ended without a

@@ -2,8 +2,8 @@
 // challenges open for the user, shown in `#challenges` (received ones with Accept and Decline,
 // made ones with Cancel), and a game that begins for the user (an accepted challenge, a pairing)
 // opens its room. The socket pings as a room's does (heartbeat.js) and reconnects after a close, a
-// silence, a handshake not answered in time or a welcome not sent within as long again
-// (heartbeat.js openDeadline: longer for each socket in a row that was not welcomed); its welcome
+// silence, a handshake not answered in time or a welcome not sent in time (heartbeat.js
+// openDeadline and welcomeDeadline: longer for each socket in a row that was not welcomed); its welcome
 // lists what is open again, and a challenge this user made (one `open` had, or one this page
 // made: madeChallenge) that is missing from it closed meanwhile: if it was accepted (its
 // game_start reached no page), the room opens all the same (GET api/challenges/{id}).
@@ -12,7 +12,7 @@ import { ApiError, challengeStatus, roomUrl, send } from './api.js';
 import { colorName, t, errorText } from './i18n.js';
 import { keepSeat } from './seats.js';
 import { $ } from './dom.js';
-import { Heartbeat, openDeadline } from './heartbeat.js';
+import { Heartbeat, openDeadline, welcomeDeadline } from './heartbeat.js';
 
 /** @typedef {{ id: string, from: string, to: string, game: string, seats: number, clock: { initial_s?: number, increment_s?: number, days_per_move?: number } | null, rated: boolean, color: string, expires_at: string }} Challenge */
 
@@ -153,7 +153,7 @@ export function openSiteChannel() {
   let heartbeat = null;
   let ended = false;
   let welcomed = false;
-  // The socket must open within the deadline, and then be welcomed within as long again (the
+  // The socket must open within the deadline, and then be welcomed within welcomeDeadline (the
   // server sends the welcome first, and answers pings only after it); the heartbeat starts at
   // the welcome, as a room socket's does.
   const deadline = openDeadline(failures);
@@ -176,7 +176,7 @@ export function openSiteChannel() {
     clearTimeout(waiting);
     waiting = setTimeout(() => {
       if (!welcomed) end();
-    }, deadline);
+    }, welcomeDeadline(failures));
   });
   socket.addEventListener('message', (message) => {
     const frame = JSON.parse(String(message.data));

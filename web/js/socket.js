@@ -21,7 +21,7 @@
 //   socket.close()
 
 import { socketUrl } from './api.js';
-import { Heartbeat, openDeadline } from './heartbeat.js';
+import { Heartbeat, openDeadline, welcomeDeadline } from './heartbeat.js';
 
 /** @typedef {import('./protocol.js').ServerFrame} ServerFrame */
 /** @typedef {'connecting' | 'online' | 'offline'} SocketState */
@@ -58,7 +58,8 @@ const LONGEST_RETRY_MS = 15_000;
 // (room/state.js setClock): the first ping goes out with the welcome, so the round trip is known
 // within the first second of a connection. A socket not open within its deadline (heartbeat.js
 // openDeadline: 1.5 s, growing with each attempt in a row that was not welcomed), one open but
-// not welcomed within as long again, or one that fell silent, reconnects with the next `via` in
+// not welcomed in time (welcomeDeadline: 6 s, since a node may hold a hello while it takes over
+// the room of a node that died), or one that fell silent, reconnects with the next `via` in
 // its URL: docs/deploy/nginx-cluster.conf hashes it with the room, so the proxy most likely picks
 // another node than a frozen one (docs/deploy/cluster.md "The proxy"). A connection that was
 // healthy (welcomed, and heard from) for SETTLED_MS sets `via` back to 0 for the reconnect that
@@ -135,10 +136,11 @@ export class RoomSocket {
     this.setState('connecting');
     const ws = new WebSocket(socketUrl(this.route, this.via));
     this.ws = ws;
-    // The socket must open within the deadline, and then be welcomed within as long again: a
+    // The socket must open within the deadline, and then be welcomed within welcomeDeadline: a
     // node that froze right after the upgrade never answers the hello, and the heartbeat starts
     // only at the welcome.
     const deadline = openDeadline(this.failures);
+    const welcomeWithin = welcomeDeadline(this.failures);
     clearTimeout(this.openTimer);
     this.openTimer = setTimeout(() => {
       if (ws === this.ws && ws.readyState === WebSocket.CONNECTING) this.giveUp(ws);
@@ -148,7 +150,7 @@ export class RoomSocket {
       clearTimeout(this.openTimer);
       this.openTimer = setTimeout(() => {
         if (ws === this.ws && this.welcomedAt === null) this.giveUp(ws);
-      }, deadline);
+      }, welcomeWithin);
       /** @type {{ protocol: number, room: string, token?: string, name?: string, last_v?: number }} */
       const hello = { protocol: 1, room: this.room };
       if (this.token) hello.token = this.token;
