@@ -110,6 +110,52 @@ fn a_database_that_does_not_exist_is_named_in_postgres_own_words() {
     );
 }
 
+/// A PostgreSQL that answers every connection "the database system is starting up" (57P03,
+/// which sqlx's pool retries until its acquire timeout) is named in its own words: it answered,
+/// so not "cannot reach", and without sqlx's " at line N" (a line of PostgreSQL's source).
+#[test]
+fn a_postgres_still_starting_up_is_named_in_its_own_words() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            // Each message a client sends first: an Int32 length that counts itself, then the
+            // body (SSLRequest, answered "N": no TLS; then the StartupMessage).
+            let read_message = |stream: &mut std::net::TcpStream| {
+                let mut len = [0u8; 4];
+                stream.read_exact(&mut len).ok()?;
+                let mut body = vec![0u8; u32::from_be_bytes(len) as usize - 4];
+                stream.read_exact(&mut body).ok()?;
+                Some(body)
+            };
+            let Some(first) = read_message(&mut stream) else {
+                continue;
+            };
+            if first[..4] == [0x04, 0xd2, 0x16, 0x2f] {
+                let _ = stream.write_all(b"N");
+                if read_message(&mut stream).is_none() {
+                    continue;
+                }
+            }
+            let fields: &[u8] = b"SFATAL\0VFATAL\0C57P03\0Mthe database system is starting up\0Fpostmaster.c\0L948\0\0";
+            let mut error = vec![b'E'];
+            error.extend_from_slice(&(fields.len() as u32 + 4).to_be_bytes());
+            error.extend_from_slice(fields);
+            let _ = stream.write_all(&error);
+        }
+    });
+    let url = format!("postgres://nobody@127.0.0.1:{port}/khanate");
+    let (ok, out, err) = user(&url, &["list"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.ends_with(&format!(
+            "cannot connect to the database at 127.0.0.1:{port}: the database system is starting up\n"
+        )),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn operators_list_show_disable_enable_and_reset_passwords() {
     let ((_file, url), server) = sqlite_server_with(|_| {}).await;

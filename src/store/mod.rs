@@ -102,12 +102,12 @@ pub enum StoreError {
     /// Applying the migrations at connect failed.
     #[error("migration: {0}")]
     Migrate(sqlx::migrate::MigrateError),
-    /// No connection to PostgreSQL could be opened at connect within the pool's acquire timeout
-    /// (nothing listening, a server still starting up, one that never answers; sqlx's pool
-    /// retries only these): `at` is the host and port the URL names, `cause` what one more
-    /// direct attempt answered ("Connection refused", or "no answer within 2500 ms"), since the
-    /// pool itself says only that it timed out. Any other failure the pool reports at once, as
-    /// [`StoreError::Refused`].
+    /// No connection to PostgreSQL could be opened at connect within the pool's acquire timeout,
+    /// and nothing answered: nothing listening, or a server that never answers (sqlx's pool
+    /// retries these, and two refusals of a server, reported as [`StoreError::Refused`]): `at`
+    /// is the host and port the URL names, `cause` what one more direct attempt met
+    /// ("Connection refused", or "no answer within 2500 ms"), since the pool itself says only
+    /// that it timed out.
     #[error("cannot reach the database at {at}: {cause}")]
     Unreachable {
         /// `host:port` from the URL (a socket directory for a Unix socket).
@@ -117,9 +117,9 @@ pub enum StoreError {
     },
     /// PostgreSQL could not be connected to at connect for a reason other than
     /// [`StoreError::Unreachable`]'s: the server refused (no such database, a role or password
-    /// refused, TLS required) or the host could not be resolved. `at` is the host and port the
-    /// URL names, `cause` the server's own message (`database "x" does not exist`) or the
-    /// connection's error.
+    /// refused, TLS required, still starting up, too many connections), the host could not be
+    /// resolved or routed to. `at` is the host and port the URL names, `cause` the server's own
+    /// message (`database "x" does not exist`) or the connection's error.
     #[error("cannot connect to the database at {at}: {cause}")]
     Refused {
         /// `host:port` from the URL (a socket directory for a Unix socket).

@@ -45,11 +45,13 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_millis(2500);
 
 /// Why nothing at `options` could be connected to: one direct attempt, whose error the pool's
 /// timeout hides, given up after [`ACQUIRE_TIMEOUT`] (a server that takes the connection and
-/// never answers would otherwise hold it for ever: sqlx's own connect has no deadline).
+/// never answers would otherwise hold it for ever: sqlx's own connect has no deadline). A server
+/// that answers with an error (still starting up, too many connections) is [`refused`].
 async fn unreachable(options: &PgConnectOptions) -> StoreError {
     let attempt = tokio::time::timeout(ACQUIRE_TIMEOUT, PgConnection::connect_with(options));
     let cause = match attempt.await {
         Ok(Ok(_)) => "no connection within the pool's acquire timeout".to_owned(),
+        Ok(Err(e @ sqlx::Error::Database(_))) => return refused(options, e),
         Ok(Err(e)) => e.to_string(),
         Err(_) => format!("no answer within {} ms", ACQUIRE_TIMEOUT.as_millis()),
     };
