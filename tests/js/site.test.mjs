@@ -72,7 +72,16 @@ globalThis.document = /** @type {any} */ ({
   querySelector: () => null,
 });
 mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'] });
-const { openSiteChannel } = await import('../../web/js/site.js');
+/** Every URL the page fetched, oldest first; each is answered 404 `not_found`. */
+const fetched = [];
+globalThis.fetch = /** @type {any} */ (async (url) => {
+  fetched.push(String(url));
+  return new Response(JSON.stringify({ error: { code: 'not_found', message: 'no such challenge' } }), {
+    status: 404,
+    headers: { 'content-type': 'application/json' },
+  });
+});
+const { madeChallenge, openSiteChannel } = await import('../../web/js/site.js');
 
 /** Moves the mocked clock on, 100 ms at a time, until `done()` holds (at most `ms`). */
 function waitUntil(done, ms = 60_000) {
@@ -127,4 +136,17 @@ test('a socket opened and never welcomed is given up as one never opened', () =>
   assert.deepEqual(failing(5, (ws) => ws.open()), [6_000, 6_000, 6_000, 12_000, 15_000]);
   sockets.at(-1).welcome();
   assert.equal(document.body.dataset.site, 'open');
+});
+
+test('a challenge the page made that is gone for good (404) is asked after once, not at every welcome', async () => {
+  handOver();
+  madeChallenge('c-1');
+  sockets.at(-1).welcome();
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fetched.map((url) => new URL(url, 'https://games.example.org/').pathname), ['/api/challenges/c-1']);
+  handOver();
+  sockets.at(-1).welcome();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(fetched.length, 1, 'asked again after a 404');
 });

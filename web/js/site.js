@@ -110,7 +110,12 @@ function render() {
  * @param {string} id
  */
 async function openIfAccepted(id) {
-  const challenge = await challengeStatus(id).catch(() => null);
+  const challenge = await challengeStatus(id).catch((problem) => {
+    // Gone for good (forgotten a day after it closed): never asked after again. Any other
+    // failure (the network, a node away) is asked again at the next welcome.
+    if (problem instanceof ApiError && problem.status === 404) made.delete(id);
+    return null;
+  });
   if (!challenge || challenge.status === 'open') return;
   made.delete(id);
   if (challenge.status === 'accepted' && challenge.invite_code) location.href = roomUrl(challenge.invite_code);
