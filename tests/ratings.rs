@@ -156,6 +156,36 @@ async fn rated_room(
     (room_id, code, clients)
 }
 
+/// Dara, Sok and Vann registered, seated in that order in a rated three-player Khan-Tsin room at
+/// 10+0, each connected: (room id, invite code, their clients by seat).
+async fn three_player_room(addr: std::net::SocketAddr) -> (String, String, Vec<Client>) {
+    let mut cookies = Vec::new();
+    for name in ["Dara", "Sok", "Vann"] {
+        cookies.push(register(addr, name).await);
+    }
+    let body = json!({"game": "khan-tsin", "seats": 3, "seat": 0, "rated": true,
+                      "clock": {"initial_s": 600, "increment_s": 0}});
+    rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await
+}
+
+/// The first `plies` placements of the Khan-Tsin room `code` (each its mover's first legal
+/// move), acknowledged: the seats place in order, 0, 1, 2.
+async fn place(addr: std::net::SocketAddr, code: &str, clients: &mut [Client], plies: usize) {
+    let (kind, options) = support::table::game_of("khan-tsin", 3);
+    let mut local = AnyGame::new(kind, &options).unwrap();
+    for ply in 0..plies {
+        let seat = usize::from(local.to_move().unwrap());
+        assert_eq!(seat, ply % 3, "placement goes round the seats in order");
+        let mv = local.legal_moves()[0].clone();
+        let cid = format!("p{ply}");
+        clients[seat]
+            .send_move(&cid, &mv, version(addr, code).await)
+            .await;
+        assert_eq!(clients[seat].answer(&cid).await["t"], "ack", "{mv}");
+        local.play(&mv).unwrap();
+    }
+}
+
 /// The `version` of the room `code`.
 async fn version(addr: std::net::SocketAddr, code: &str) -> i64 {
     let (_, summary) = get(addr, &format!("/api/rooms/{code}")).await;
@@ -353,33 +383,14 @@ async fn three_players(url: &str) {
     let server = TestServer::start(url).await;
     let addr = server.addr;
     let store = &server.store;
-    let names = ["Dara", "Sok", "Vann"];
-    let mut cookies = Vec::new();
-    for name in names {
-        cookies.push(register(addr, name).await);
-    }
+    let (room_id, code, mut clients) = three_player_room(addr).await;
     let mut ids = Vec::new();
-    for name in names {
+    for name in ["Dara", "Sok", "Vann"] {
         ids.push(user(store, name).await);
     }
-    let body = json!({"game": "khan-tsin", "seats": 3, "seat": 0, "rated": true,
-                      "clock": {"initial_s": 600, "increment_s": 0}});
-    let (room_id, code, mut clients) =
-        rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await;
     let (mut spectator, _) = Client::hello(addr, &code, None, None).await;
     // Each places a piece (a game ended before every player moved is unrated).
-    let (kind, options) = support::table::game_of("khan-tsin", 3);
-    let mut local = AnyGame::new(kind, &options).unwrap();
-    for ply in 0..3 {
-        let seat = usize::from(local.to_move().unwrap());
-        let mv = local.legal_moves()[0].clone();
-        let cid = format!("p{ply}");
-        clients[seat]
-            .send_move(&cid, &mv, version(addr, &code).await)
-            .await;
-        assert_eq!(clients[seat].answer(&cid).await["t"], "ack", "{mv}");
-        local.play(&mv).unwrap();
-    }
+    place(addr, &code, &mut clients, 3).await;
     // Sok resigns first, then Dara: Vann, the last in, wins; Dara is second, Sok third.
     clients[1].command("resign", "r1", json!({})).await;
     assert_eq!(clients[1].answer("r1").await["t"], "ack");
@@ -445,28 +456,8 @@ async fn a_three_player_no_show_who_leaves_is_rated_last() {
     let (_file, url) = support::db::fresh_sqlite_url();
     let server = TestServer::start(&url).await;
     let addr = server.addr;
-    let names = ["Dara", "Sok", "Vann"];
-    let mut cookies = Vec::new();
-    for name in names {
-        cookies.push(register(addr, name).await);
-    }
-    let body = json!({"game": "khan-tsin", "seats": 3, "seat": 0, "rated": true,
-                      "clock": {"initial_s": 600, "increment_s": 0}});
-    let (room_id, code, mut clients) =
-        rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await;
-    let (kind, options) = support::table::game_of("khan-tsin", 3);
-    let mut local = AnyGame::new(kind, &options).unwrap();
-    for ply in 0..2 {
-        let seat = usize::from(local.to_move().unwrap());
-        assert_eq!(seat, ply, "placement goes round the seats in order");
-        let mv = local.legal_moves()[0].clone();
-        let cid = format!("p{ply}");
-        clients[seat]
-            .send_move(&cid, &mv, version(addr, &code).await)
-            .await;
-        assert_eq!(clients[seat].answer(&cid).await["t"], "ack", "{mv}");
-        local.play(&mv).unwrap();
-    }
+    let (room_id, code, mut clients) = three_player_room(addr).await;
+    place(addr, &code, &mut clients, 2).await;
     // Vann, on move, resigns without having moved; Dara and Sok, who both moved, play on.
     clients[2].command("resign", "r1", json!({})).await;
     assert_eq!(clients[2].answer("r1").await["t"], "ack");
@@ -498,21 +489,8 @@ async fn a_three_player_game_ended_by_its_last_no_show_is_unrated() {
     let (_file, url) = support::db::fresh_sqlite_url();
     let server = TestServer::start(&url).await;
     let addr = server.addr;
-    let mut cookies = Vec::new();
-    for name in ["Dara", "Sok", "Vann"] {
-        cookies.push(register(addr, name).await);
-    }
-    let body = json!({"game": "khan-tsin", "seats": 3, "seat": 0, "rated": true,
-                      "clock": {"initial_s": 600, "increment_s": 0}});
-    let (room_id, code, mut clients) =
-        rated_room(addr, &cookies[0], &[&cookies[1], &cookies[2]], body).await;
-    let (kind, options) = support::table::game_of("khan-tsin", 3);
-    let local = AnyGame::new(kind, &options).unwrap();
-    let mv = local.legal_moves()[0].clone();
-    clients[0]
-        .send_move("p0", &mv, version(addr, &code).await)
-        .await;
-    assert_eq!(clients[0].answer("p0").await["t"], "ack", "{mv}");
+    let (room_id, code, mut clients) = three_player_room(addr).await;
+    place(addr, &code, &mut clients, 1).await;
     // Vann leaves without a move; Sok, on move and without one either, resigns too: Dara wins.
     clients[2].command("resign", "r1", json!({})).await;
     assert_eq!(clients[2].answer("r1").await["t"], "ack");
