@@ -3,7 +3,7 @@
 // cancels leaves the pool. A logged-in player's "Challenge Sok" on Sok's page reaches Sok's home
 // page at once (the site channel), Sok accepts there, and both pages open the game's room; a
 // challenger whose site channel was cut, then silent (opened, never welcomed: given up after the
-// open deadline), when the challenge was accepted gets there too, and so does one whose channel
+// welcome deadline), when the challenge was accepted gets there too, and so does one whose channel
 // was already away when the challenge was made (the page knows it from the POST's answer only).
 
 import assert from 'node:assert/strict';
@@ -137,10 +137,36 @@ async function routeSiteChannel(page) {
   return channel;
 }
 
-// The page's silent sockets are given up after an open deadline that grows with each one in a
-// row (heartbeat.js openDeadline: 1.5 s, 3 s, 6 s, 12 s), then 2 s until the next: once the
-// server is reachable again, the page may take the rest of that deadline and 2 s to get back.
+// The page's silent sockets (opened, never welcomed) are given up after a deadline that grows
+// with each one in a row (heartbeat.js welcomeDeadline: 6 s, 6 s, 6 s, 12 s, 15 s), then 2 s
+// until the next: once the server is reachable again, the page may take the rest of that
+// deadline and 2 s to get back.
 const BACK_WITHIN_MS = 30_000;
+
+/**
+ * `player` accepts the one challenge on its home page and lands in the game's room.
+ * @param {import('playwright-core').Page} player
+ */
+async function acceptOnHome(player) {
+  await player.goto(`${server.url}/`);
+  const entry = player.locator('#challenges li');
+  await entry.waitFor();
+  await entry.locator('button[data-action="accept"]').click();
+  await player.waitForURL(/\/r\/[a-z0-9]+$/);
+}
+
+/**
+ * The challenger's `channel` is reachable again: its page opens `accepter`'s room, to play.
+ * @param {import('playwright-core').Page} challenger
+ * @param {{ away: boolean }} channel
+ * @param {import('playwright-core').Page} accepter
+ */
+async function backInTheRoom(challenger, channel, accepter) {
+  channel.away = false;
+  await challenger.waitForURL(/\/r\/[a-z0-9]+$/, { timeout: BACK_WITHIN_MS });
+  assert.equal(challenger.url(), accepter.url());
+  await waitForRoom(challenger, { status: 'playing', role: 'player' });
+}
 
 test('a challenge accepted while the challenger\'s site channel was away still opens the game there', async (t) => {
   const dara = await newPage(t, browser);
@@ -162,20 +188,13 @@ test('a challenge accepted while the challenger\'s site channel was away still o
   channel.away = true;
   await channel.cut();
   assert.equal(await eventually(async () => channel.sockets.length, (n) => n === 2), 2, 'the channel reconnected');
-  await sok.goto(`${server.url}/`);
-  const entry = sok.locator('#challenges li');
-  await entry.waitFor();
-  await entry.locator('button[data-action="accept"]').click();
-  await sok.waitForURL(/\/r\/[a-z0-9]+$/);
+  await acceptOnHome(sok);
   assert.match(dara.url(), /\/@\/Bopha$/, 'still on the player page');
 
   // The server is reachable again: the page gives up its silent socket (no welcome in time) and
   // reconnects; the welcome no longer lists the challenge, so the page asks what became of it,
   // and opens the game.
-  channel.away = false;
-  await dara.waitForURL(/\/r\/[a-z0-9]+$/, { timeout: BACK_WITHIN_MS });
-  assert.equal(dara.url(), sok.url());
-  await waitForRoom(dara, { status: 'playing', role: 'player' });
+  await backInTheRoom(dara, channel, sok);
 });
 
 test('a challenge made and accepted while the challenger\'s site channel was away opens the game there', async (t) => {
@@ -196,18 +215,11 @@ test('a challenge made and accepted while the challenger\'s site channel was awa
   await dara.selectOption('#challenge-game', 'khan');
   await dara.click('#challenge');
   await dara.waitForSelector('#challenge-sent:not(:empty)');
-  await sok.goto(`${server.url}/`);
-  const entry = sok.locator('#challenges li');
-  await entry.waitFor();
-  await entry.locator('button[data-action="accept"]').click();
-  await sok.waitForURL(/\/r\/[a-z0-9]+$/);
+  await acceptOnHome(sok);
   assert.match(dara.url(), /\/@\/Sophea$/, 'still on the player page');
   const heard = channel.frames.map((frame) => JSON.parse(frame).t);
   assert.ok(!heard.includes('challenge') && !heard.includes('game_start'), `the page heard nothing of the challenge: ${heard}`);
 
   // Back: the new welcome lists no challenge of Vanna's, but the page remembers the one it made.
-  channel.away = false;
-  await dara.waitForURL(/\/r\/[a-z0-9]+$/, { timeout: BACK_WITHIN_MS });
-  assert.equal(dara.url(), sok.url());
-  await waitForRoom(dara, { status: 'playing', role: 'player' });
+  await backInTheRoom(dara, channel, sok);
 });
