@@ -103,11 +103,11 @@ pub enum StoreError {
     #[error("migration: {0}")]
     Migrate(sqlx::migrate::MigrateError),
     /// No connection to PostgreSQL could be opened at connect within the pool's acquire timeout,
-    /// and nothing answered: nothing listening, or a server that never answers (sqlx's pool
-    /// retries these, and two refusals of a server, reported as [`StoreError::Refused`]): `at`
-    /// is the host and port the URL names, `cause` what one more direct attempt met
-    /// ("Connection refused", or "no answer within 2500 ms"), since the pool itself says only
-    /// that it timed out.
+    /// and no server answered: nothing listening, or a server that never answers. `at` is the
+    /// host and port the URL names, `cause` what one more direct attempt met ("Connection
+    /// refused", or "no answer within 2500 ms"), since the pool itself says only that it timed
+    /// out. (The pool also retries a server starting up or with too many connections until its
+    /// timeout: those answered, and are [`StoreError::Refused`].)
     #[error("cannot reach the database at {at}: {cause}")]
     Unreachable {
         /// `host:port` from the URL (a socket directory for a Unix socket).
